@@ -1,0 +1,241 @@
+/**
+ * The runtime entity data model (EDM), built once at start-up from `metadata/` by `load-model.ts`.
+ * Everything else (tables, $metadata, routes, body schemas, SQL) is derived from this one structure.
+ * It is deeply read-only after loading; navigation targets are direct object references (cycles allowed).
+ */
+
+/** The primitive EDM types the framework supports (OData CSDL §4.4). */
+export type PrimitiveTypeName =
+  | 'Edm.Guid'
+  | 'Edm.String'
+  | 'Edm.Boolean'
+  | 'Edm.Int32'
+  | 'Edm.Int64'
+  | 'Edm.Decimal'
+  | 'Edm.Double'
+  | 'Edm.Date'
+  | 'Edm.DateTimeOffset'
+  | 'Edm.TimeOfDay'
+  | 'Edm.Stream';
+
+/** One member of an enumeration type; `name` as written in metadata, `encoded` as on the wire. */
+export interface EnumMember {
+  /** The member name as the business knows it, e.g. `Prod. Order` or ` ` (blank). */
+  readonly name: string;
+  /** The OData-encoded member name (XML name encoding), e.g. `Prod_x002E__x0020_Order`, `_x0020_`. */
+  readonly encoded: string;
+  readonly value: number;
+}
+
+/** An enumeration type (CSDL §10). Values are stored and sent as the encoded member name. */
+export interface EnumType {
+  readonly name: string;
+  /** `Microsoft.NAV.ecnStatus` */
+  readonly qualifiedName: string;
+  readonly members: readonly EnumMember[];
+  readonly memberByEncoded: ReadonlyMap<string, EnumMember>;
+  /** Metadata file the type came from (for error messages). */
+  readonly source: string;
+}
+
+/** The type of a structural property. */
+export type PropertyType =
+  | { readonly kind: 'primitive'; readonly name: PrimitiveTypeName }
+  | { readonly kind: 'enum'; readonly enumType: EnumType };
+
+/**
+ * Who may write a property through the API.
+ * - `always`: POST and PATCH;
+ * - `create`: POST only (e.g. a client-chosen `id`, a child's parent reference); PATCH → 400;
+ * - `never`: read-only (computed or set by the service); POST or PATCH → 400 BadRequest_InvalidOperation.
+ */
+export type Writability = 'always' | 'create' | 'never';
+
+/** How the service fills a property that a POST did not give. */
+export type DefaultValue =
+  | { readonly kind: 'value'; readonly value: string | number | boolean }
+  /** A new random GUID (keys). */
+  | { readonly kind: 'guid' }
+  /** The current UTC time (Edm.DateTimeOffset). */
+  | { readonly kind: 'now' }
+  /** Today's UTC date (Edm.Date). */
+  | { readonly kind: 'today' }
+  /** The calling user's id (or `SYSTEM` when there is none). */
+  | { readonly kind: 'currentUser' }
+  /** The next number of a number series of the row's company, e.g. `ECN000001`. */
+  | { readonly kind: 'numberSeries'; readonly series: string }
+  /** 10000 more than the highest value among the rows sharing `groupBy` (BC line numbers). */
+  | { readonly kind: 'nextLineNo'; readonly groupBy: string };
+
+/**
+ * A value computed on every read, never stored (SQL expressions built by the planner).
+ * Paths are navigation names followed by a property name, e.g. ['changeReason', 'description'].
+ */
+export type ComputedValue =
+  /** The value of a property reached through single-valued navigations; null when any hop is missing. */
+  | { readonly kind: 'lookup'; readonly path: readonly string[] }
+  /** true when the collection-valued navigation has at least one row. */
+  | { readonly kind: 'exists'; readonly navigation: string }
+  /** The first of several lookup paths whose value is neither null nor ''; otherwise `fallback`. */
+  | { readonly kind: 'firstNonEmpty'; readonly paths: readonly (readonly string[])[]; readonly fallback: string | null };
+
+/** How a property is kept. */
+export type PropertyStorage =
+  /** A column of the entity's table. */
+  | { readonly kind: 'column' }
+  /** Computed on read (see ComputedValue); not a column. */
+  | { readonly kind: 'computed'; readonly computed: ComputedValue }
+  /** An Edm.Stream media property kept in a column; read/written through its own URL segment. */
+  | { readonly kind: 'media'; readonly contentType: string; readonly maxBytes: number };
+
+/** A structural property (CSDL §6). */
+export interface Property {
+  readonly name: string;
+  readonly type: PropertyType;
+  readonly nullable: boolean;
+  readonly maxLength?: number;
+  readonly precision?: number;
+  readonly scale?: number;
+  readonly writable: Writability;
+  /** Required on POST (no default, not nullable, writable). */
+  readonly required: boolean;
+  readonly default?: DefaultValue;
+  /** Set by the framework on every insert and update (e.g. lastModifiedDateTime). */
+  readonly autoModified: boolean;
+  /** Unique within a company (or globally for unscoped types). */
+  readonly unique: boolean;
+  readonly storage: PropertyStorage;
+  readonly description?: string;
+}
+
+/** One join condition of a navigation: `source.<sourceProperty> = target.<targetProperty>`. */
+export interface NavigationJoin {
+  readonly sourceProperty: string;
+  readonly targetProperty: string;
+}
+
+/** A navigation property (CSDL §7). */
+export interface NavigationProperty {
+  readonly name: string;
+  readonly source: EntityType;
+  readonly target: EntityType;
+  readonly collection: boolean;
+  /** The target entities are contained in the source (CSDL §7.1.5): created through it, deleted with it. */
+  readonly containsTarget: boolean;
+  /** Name of the navigation property on the target that points back, if any. */
+  readonly partner?: string;
+  /** How source rows join target rows (same company is implied when both types are company-scoped). */
+  readonly joins: readonly NavigationJoin[];
+  /**
+   * true when the join is source-FK → target-key (a single-valued reference the source holds):
+   * these are emitted as CSDL ReferentialConstraints and checked on write.
+   */
+  readonly referential: boolean;
+  /** On POST/PATCH, a non-null, non-empty source value must match a target row of the same company (400 otherwise). */
+  readonly checkOnWrite: boolean;
+  /** For referential navigations: what deleting the target does to source rows (`restrict` → 409). */
+  readonly onTargetDelete: 'cascade' | 'restrict' | 'setNull';
+  /** false for helper navigations that only feed computed properties (not in $metadata, not addressable). */
+  readonly exposed: boolean;
+}
+
+/** A bound action (CSDL §12), bound to a single entity of the declaring type. */
+export interface BoundAction {
+  readonly name: string;
+  /** `Microsoft.NAV.createEngChangeOrder` */
+  readonly qualifiedName: string;
+  /** Entity type returned (a single entity), or undefined for an action without result (204). */
+  readonly returnType?: EntityType;
+  readonly description?: string;
+}
+
+/** Which operations the API allows on an entity set; a forbidden one answers 405. */
+export interface Capabilities {
+  readonly insertable: boolean;
+  readonly updatable: boolean;
+  readonly deletable: boolean;
+}
+
+/** The permission sets guarding an entity (conventions §7); undefined = readable by any company user, writable by SUPER. */
+export interface PermissionSets {
+  readonly read: string;
+  readonly write: string;
+}
+
+/** An entity type together with its entity set (the model has exactly one set per type). */
+export interface EntityType {
+  readonly name: string;
+  /** `Microsoft.NAV.engChangeNotice` */
+  readonly qualifiedName: string;
+  readonly entitySet: string;
+  /** SQL table name. */
+  readonly table: string;
+  /** `company`: every row belongs to one company (hidden column); `global`: rows are shared. */
+  readonly scope: 'company' | 'global';
+  /** The set is addressable without the `companies(...)` prefix (conventions §1). */
+  readonly unscoped: boolean;
+  /** The single key property (CSDL §8.2); the framework supports single-property keys only. */
+  readonly key: Property;
+  /** All structural properties, in declaration order (key first). */
+  readonly properties: readonly Property[];
+  readonly propertyByName: ReadonlyMap<string, Property>;
+  readonly navigations: readonly NavigationProperty[];
+  readonly navigationByName: ReadonlyMap<string, NavigationProperty>;
+  readonly actions: readonly BoundAction[];
+  readonly actionByQualifiedName: ReadonlyMap<string, BoundAction>;
+  readonly capabilities: Capabilities;
+  readonly permissions?: PermissionSets;
+  /** Default sort when a request gives no $orderby (the key is always appended). */
+  readonly defaultOrderBy: readonly string[];
+  readonly description?: string;
+  /** Metadata file the type came from (for error messages). */
+  readonly source: string;
+}
+
+/** Service-wide settings from `metadata/service.json`. */
+export interface ServiceSettings {
+  /** CSDL schema namespace and bound-action prefix, e.g. `Microsoft.NAV`. */
+  readonly namespace: string;
+  /** CSDL entity container name, e.g. `NAV`. */
+  readonly containerName: string;
+  /** Path of the service root, e.g. `/api/v2.0`. */
+  readonly serviceRoot: string;
+  /** Server-driven page size (conventions §4). */
+  readonly pageSize: number;
+  /** The largest `Prefer: odata.maxpagesize` honoured. */
+  readonly maxPageSize: number;
+  /** Maximum request body, bytes (413 above). */
+  readonly maxBodyBytes: number;
+  /** Maximum $expand depth. */
+  readonly maxExpandDepth: number;
+  /** Maximum $top. */
+  readonly maxTop: number;
+}
+
+/** A number series definition (conventions §5): `prefix` + zero-padded counter of `width` digits. */
+export interface NumberSeriesDefinition {
+  readonly code: string;
+  readonly prefix: string;
+  readonly width: number;
+}
+
+/** The whole model. */
+export interface EdmModel {
+  readonly service: ServiceSettings;
+  readonly entityTypes: readonly EntityType[];
+  readonly entityTypeByName: ReadonlyMap<string, EntityType>;
+  readonly entityTypeBySet: ReadonlyMap<string, EntityType>;
+  readonly enumTypes: readonly EnumType[];
+  readonly enumTypeByName: ReadonlyMap<string, EnumType>;
+  /** The company entity type (the scope root: `companies(...)` prefixes company-scoped URLs). */
+  readonly company: EntityType;
+  readonly numberSeries: readonly NumberSeriesDefinition[];
+}
+
+/** Columns the framework adds to tables; never part of the model, never accepted from a payload. */
+export const HIDDEN_COLUMNS = {
+  /** Owning company of a company-scoped row. */
+  company: '_companyId',
+  /** Row version, changed on every write; the ETag is derived from it. */
+  version: '_version',
+} as const;

@@ -1,0 +1,131 @@
+/**
+ * The error taxonomy of the service. Every error a request can cause is one of these classes;
+ * `to-error-response.ts` is the only place that turns a thrown value into an OData error body
+ * (OData JSON Format §21, conventions.md §3).
+ */
+
+/** One entry of `error.details` (OData JSON Format §21). */
+export interface ErrorDetail {
+  readonly code: string;
+  readonly message: string;
+  readonly target?: string;
+}
+
+/** Base class: an error with an HTTP status, an OData/BC error code, and an optional target. */
+export class ODataError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly target?: string,
+    readonly details?: readonly ErrorDetail[],
+    /** Extra response headers (e.g. `Allow` on 405, `WWW-Authenticate` on 401). */
+    readonly headers?: Readonly<Record<string, string>>,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** 400 BadRequest_InvalidRequestUrl: malformed URL, query option or key literal, with the position. */
+export class UriSyntaxError extends ODataError {
+  constructor(message: string, readonly option: string, readonly position: number) {
+    super(400, 'BadRequest_InvalidRequestUrl', message, option);
+  }
+}
+
+/** 400 BadRequest_NotFound: a name in the URL that the model does not know (BC's code for it). */
+export class UriSemanticError extends ODataError {
+  constructor(message: string, target?: string, code = 'BadRequest_NotFound') {
+    super(400, code, message, target);
+  }
+}
+
+/** 400 (or 414) when a request exceeds a configured limit (URL length, depth, node count, $top...). */
+export class QueryLimitError extends ODataError {
+  constructor(message: string, target?: string, status = 400) {
+    super(status, 'BadRequest_InvalidRequestUrl', message, target);
+  }
+}
+
+/** 400 for an invalid request body; one detail per offending field. */
+export class BodyValidationError extends ODataError {
+  constructor(code: string, message: string, target?: string, details?: readonly ErrorDetail[]) {
+    super(400, code, message, target, details);
+  }
+}
+
+/** 404 for an unknown resource (entity set, navigation, key not found). */
+export class NotFoundError extends ODataError {
+  constructor(message: string, code = 'BadRequest_ResourceNotFound') {
+    super(404, code, message);
+  }
+}
+
+/** 405 BadRequest_MethodNotAllowed, with the `Allow` header listing what the route accepts. */
+export class MethodNotAllowedError extends ODataError {
+  constructor(message: string, allowed: readonly string[]) {
+    super(405, 'BadRequest_MethodNotAllowed', message, undefined, undefined, { Allow: allowed.join(', ') });
+  }
+}
+
+/** 406 when no representation the client accepts can be produced. */
+export class NotAcceptableError extends ODataError {
+  constructor(message: string) {
+    super(406, 'BadRequest_NotAcceptable', message);
+  }
+}
+
+/** 409 for a write that conflicts with the stored data (duplicate key or unique value, dangling reference). */
+export class ConflictError extends ODataError {
+  constructor(message: string, code = 'Internal_EntityWithSameKeyExists', target?: string) {
+    super(409, code, message, target);
+  }
+}
+
+/** 412 Request_EntityChanged: the If-Match ETag no longer matches (standard, not BC's 409). */
+export class PreconditionFailedError extends ODataError {
+  constructor() {
+    super(412, 'Request_EntityChanged', 'Another user has already changed the record.');
+  }
+}
+
+/** 428 BadRequest_InvalidToken: a write that needs If-Match came without it (standard, not BC's 400). */
+export class PreconditionRequiredError extends ODataError {
+  constructor() {
+    super(
+      428,
+      'BadRequest_InvalidToken',
+      'Could not validate the client concurrency token required by the service. ' +
+        "Please provide a valid token in the client request: send the entity's @odata.etag value (or *) in the If-Match header.",
+    );
+  }
+}
+
+/** 413 BadRequest_PayloadTooLarge. */
+export class PayloadTooLargeError extends ODataError {
+  constructor(limitBytes: number) {
+    super(413, 'BadRequest_PayloadTooLarge', `The request body exceeds the limit of ${limitBytes} bytes.`);
+  }
+}
+
+/** 415 for a body whose Content-Type the route does not accept. */
+export class UnsupportedMediaTypeError extends ODataError {
+  constructor(message: string) {
+    super(415, 'BadRequest_UnsupportedMediaType', message);
+  }
+}
+
+/** 400 Application_DialogException: a business rule refused the change (BC's AL `Error()`). */
+export class BusinessRuleError extends ODataError {
+  constructor(message: string, target?: string) {
+    super(400, 'Application_DialogException', message, target);
+  }
+}
+
+/** 501 BadRequest_NotImplemented: a valid OData feature this service does not offer. */
+export class NotImplementedError extends ODataError {
+  constructor(message: string) {
+    super(501, 'BadRequest_NotImplemented', message);
+  }
+}

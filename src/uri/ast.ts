@@ -1,0 +1,223 @@
+/**
+ * The typed syntax tree of an OData URL (OData 4.01 URL Conventions; ABNF construction rules).
+ * The parser produces it without knowing the model; the binder (`bind-*.ts`) resolves names and types.
+ * Every node is a discriminated union member on `kind`; spans are character offsets into the
+ * percent-decoded text of the option (or of the path) the node came from.
+ */
+
+/** Half-open character range [start, end) in the decoded option text. */
+export interface Span {
+  readonly start: number;
+  readonly end: number;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Primitive literals (ABNF `primitiveLiteral`)
+
+/** A primitive literal; numeric values keep their source text so no precision is lost. */
+export type Literal =
+  | { readonly kind: 'null' }
+  | { readonly kind: 'boolean'; readonly value: boolean }
+  /** An integer without sign loss: `value` is the decimal text, e.g. "-42". */
+  | { readonly kind: 'integer'; readonly value: string }
+  /** A decimal with a fractional part and no exponent, e.g. "1.50". */
+  | { readonly kind: 'decimal'; readonly value: string }
+  /** A number with an exponent, or INF / -INF / NaN, e.g. "1.5e3". */
+  | { readonly kind: 'double'; readonly value: string }
+  /** A string, already unescaped (`''` → `'`). */
+  | { readonly kind: 'string'; readonly value: string }
+  /** A GUID, lower-cased: "2f0c0a6e-0000-4000-8000-000000000001". */
+  | { readonly kind: 'guid'; readonly value: string }
+  /** "YYYY-MM-DD" */
+  | { readonly kind: 'date'; readonly value: string }
+  /** As written, e.g. "2024-01-15T10:00:00Z", "2024-01-15T10:00:00.123+01:00". */
+  | { readonly kind: 'dateTimeOffset'; readonly value: string }
+  /** "HH:MM[:SS[.fff]]" */
+  | { readonly kind: 'timeOfDay'; readonly value: string }
+  /** The ISO 8601 duration text inside duration'...', e.g. "P1DT2H". */
+  | { readonly kind: 'duration'; readonly value: string }
+  /** The base64url text inside binary'...'. */
+  | { readonly kind: 'binary'; readonly value: string }
+  /** A qualified enum literal `Microsoft.NAV.ecnStatus'Approved'`; members split on ','. */
+  | { readonly kind: 'enum'; readonly typeName: string; readonly members: readonly string[] }
+  /** A geography/geometry literal; kept as text (the service has no spatial types). */
+  | { readonly kind: 'geo'; readonly text: string };
+
+// ---------------------------------------------------------------------------------------------
+// Expressions (ABNF `commonExpr` / `boolCommonExpr`)
+
+/** Binary operators in OData precedence groups (URL Conventions §5.1.1, Table "Operator precedence"). */
+export type BinaryOperator =
+  | 'or'
+  | 'and'
+  | 'eq'
+  | 'ne'
+  | 'gt'
+  | 'ge'
+  | 'lt'
+  | 'le'
+  | 'has'
+  | 'in'
+  | 'add'
+  | 'sub'
+  | 'mul'
+  | 'div'
+  | 'divby'
+  | 'mod';
+
+/** One segment of a member path: a property/navigation name or a type cast (qualified name). */
+export type MemberSegment =
+  | { readonly kind: 'name'; readonly name: string; readonly span: Span }
+  | { readonly kind: 'cast'; readonly typeName: string; readonly span: Span }
+  /** `$count` at the end of a collection path, e.g. `engChangeNoticeComments/$count gt 2`. */
+  | { readonly kind: 'count'; readonly span: Span };
+
+/** An expression node. */
+export type Expr =
+  | { readonly kind: 'literal'; readonly literal: Literal; readonly span: Span }
+  /** A member path, e.g. `status`, `engChangeOrder/number`; `root` is `$it`/`$root`/lambda variable. */
+  | {
+      readonly kind: 'member';
+      readonly root: MemberRoot;
+      readonly segments: readonly MemberSegment[];
+      readonly span: Span;
+    }
+  | {
+      readonly kind: 'binary';
+      readonly operator: BinaryOperator;
+      readonly left: Expr;
+      readonly right: Expr;
+      readonly span: Span;
+    }
+  | { readonly kind: 'not'; readonly operand: Expr; readonly span: Span }
+  /** Arithmetic negation `-x` of a non-literal. */
+  | { readonly kind: 'negate'; readonly operand: Expr; readonly span: Span }
+  /** A function call: canonical (`contains`, `year`...) or qualified (`Microsoft.NAV.f`). `isof`/`cast` too. */
+  | { readonly kind: 'call'; readonly name: string; readonly args: readonly Expr[]; readonly span: Span }
+  /** `path/any(d: predicate)`, `path/all(d: predicate)`, `path/any()` (no variable, no predicate). */
+  | {
+      readonly kind: 'lambda';
+      readonly operator: 'any' | 'all';
+      readonly collection: Extract<Expr, { kind: 'member' }>;
+      readonly variable?: string;
+      readonly predicate?: Expr;
+      readonly span: Span;
+    }
+  /** A parenthesised list `(a,b,c)`, the right operand of `in`. */
+  | { readonly kind: 'list'; readonly items: readonly Expr[]; readonly span: Span }
+  /** A parameter alias `@p`, resolved by the binder from the query's alias definitions. */
+  | { readonly kind: 'alias'; readonly name: string; readonly span: Span }
+  /** A JSON array or object literal (ABNF `arrayOrObject`), kept as raw text. */
+  | { readonly kind: 'json'; readonly text: string; readonly span: Span };
+
+/** What a member path starts from. */
+export type MemberRoot =
+  | { readonly kind: 'it' } /** implicit or `$it` */
+  | { readonly kind: 'root' } /** `$root/...` */
+  | { readonly kind: 'this' } /** `$this` */
+  | { readonly kind: 'variable'; readonly name: string }; /** a lambda variable */
+
+// ---------------------------------------------------------------------------------------------
+// Query options (ABNF `queryOptions`)
+
+/** `$orderby` item. */
+export interface OrderByItem {
+  readonly expr: Expr;
+  readonly direction: 'asc' | 'desc';
+  readonly span: Span;
+}
+
+/** `$select` item: a property path (`a/b`), `*`, or a qualified action/namespace `*`. */
+export type SelectItem =
+  | { readonly kind: 'path'; readonly segments: readonly MemberSegment[]; readonly span: Span }
+  | { readonly kind: 'star'; readonly span: Span }
+  | { readonly kind: 'qualifiedStar'; readonly namespace: string; readonly span: Span }
+  | { readonly kind: 'operation'; readonly qualifiedName: string; readonly span: Span };
+
+/** `$expand` item with its nested options. */
+export interface ExpandItem {
+  /** Navigation path (names and casts); empty when `star` is true. */
+  readonly path: readonly MemberSegment[];
+  /** `*` (expand every navigation). */
+  readonly star: boolean;
+  /** `/$ref` suffix. */
+  readonly ref: boolean;
+  /** `/$count` suffix. */
+  readonly count: boolean;
+  /** Nested options in parentheses, separated by `;`. */
+  readonly options: NestedQueryOptions;
+  readonly span: Span;
+}
+
+/** Options allowed inside `$expand=nav(...)`. */
+export interface NestedQueryOptions {
+  readonly filter?: Expr;
+  readonly select?: readonly SelectItem[];
+  readonly expand?: readonly ExpandItem[];
+  readonly orderby?: readonly OrderByItem[];
+  readonly top?: number;
+  readonly skip?: number;
+  readonly count?: boolean;
+  /** `$levels=N` or `max`. */
+  readonly levels?: number | 'max';
+  readonly search?: string;
+  readonly compute?: string;
+}
+
+/** All query options of a request. Unknown `$`-options are a syntax error; custom options are kept. */
+export interface QueryOptions extends NestedQueryOptions {
+  readonly skiptoken?: string;
+  readonly format?: string;
+  readonly deltatoken?: string;
+  readonly apply?: string;
+  readonly index?: number;
+  readonly schemaversion?: string;
+  /** `@name=value` parameter aliases, parsed as expressions. */
+  readonly aliases: ReadonlyMap<string, Expr>;
+  /** Custom (non-`$`) options, e.g. `company=CRONUS`, decoded. */
+  readonly custom: ReadonlyMap<string, string>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Resource path (ABNF `resourcePath`), without the service root
+
+/** A key predicate: `(value)` or `(name=value,...)`. */
+export type KeyPredicate =
+  | { readonly kind: 'single'; readonly value: Literal | AliasRef; readonly span: Span }
+  | {
+      readonly kind: 'named';
+      readonly pairs: readonly { readonly name: string; readonly value: Literal | AliasRef }[];
+      readonly span: Span;
+    };
+
+/** A parameter alias used as a key value. */
+export interface AliasRef {
+  readonly kind: 'aliasRef';
+  readonly name: string;
+}
+
+/** One path segment. */
+export type PathSegment =
+  /** An identifier (entity set, navigation, property, action...) with an optional key predicate. */
+  | { readonly kind: 'identifier'; readonly name: string; readonly key?: KeyPredicate; readonly span: Span }
+  /** A namespace-qualified name: bound action/function or type cast, e.g. `Microsoft.NAV.createEngChangeOrder`. */
+  | {
+      readonly kind: 'qualified';
+      readonly name: string;
+      /** Function parameters `(a=1,b='x')`, when present. */
+      readonly params?: readonly { readonly name: string; readonly value: Expr }[];
+      readonly key?: KeyPredicate;
+      readonly span: Span;
+    }
+  | { readonly kind: 'count'; readonly span: Span }
+  | { readonly kind: 'value'; readonly span: Span }
+  | { readonly kind: 'ref'; readonly span: Span }
+  /** A key as its own segment (key-as-segment convention, e.g. `engChangeNotices/2f0c...`): not used by this service. */
+  | { readonly kind: 'metadata'; readonly span: Span }
+  | { readonly kind: 'batch'; readonly span: Span }
+  | { readonly kind: 'entity'; readonly span: Span };
+
+/** A parsed resource path: the segments after the service root; empty for the service document. */
+export interface ResourcePath {
+  readonly segments: readonly PathSegment[];
+}
