@@ -34,6 +34,7 @@ export interface EnumType {
   readonly qualifiedName: string;
   readonly members: readonly EnumMember[];
   readonly memberByEncoded: ReadonlyMap<string, EnumMember>;
+  readonly description?: string;
   /** Metadata file the type came from (for error messages). */
   readonly source: string;
 }
@@ -137,6 +138,7 @@ export interface NavigationProperty {
   readonly onTargetDelete: 'cascade' | 'restrict' | 'setNull';
   /** false for helper navigations that only feed computed properties (not in $metadata, not addressable). */
   readonly exposed: boolean;
+  readonly description?: string;
 }
 
 /** A bound action (CSDL §12), bound to a single entity of the declaring type. */
@@ -230,6 +232,8 @@ export interface EdmModel {
   /** The company entity type (the scope root: `companies(...)` prefixes company-scoped URLs). */
   readonly company: EntityType;
   readonly numberSeries: readonly NumberSeriesDefinition[];
+  /** The entity type that stores number-series counters (code, prefix, width, lastNumber), if configured. */
+  readonly numberSeriesType?: EntityType;
 }
 
 /** Columns the framework adds to tables; never part of the model, never accepted from a payload. */

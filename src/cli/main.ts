@@ -1,0 +1,54 @@
+#!/usr/bin/env node
+/**
+ * The `ecn-odata` command: `serve` and `seed`. Usage errors print one line and exit 2; a bad model or
+ * database prints its problems and exits 1; nothing prints a stack trace.
+ */
+import { ModelError } from '../edm/load-model.js';
+import { MigrationError } from '../db/migrate.js';
+import { UsageError } from './args.js';
+import { serve } from './serve.js';
+import { seed } from './seed.js';
+
+const HELP = `Usage: ecn-odata <command> [options]
+
+Commands:
+  serve    start the OData service (ecn-odata serve --help)
+  seed     write the demo data into a database (ecn-odata seed --help)`;
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'serve':
+      await serve(rest);
+      return -1;
+    case 'seed':
+      seed(rest);
+      return 0;
+    case undefined:
+    case '--help':
+    case '-h':
+    case 'help':
+      console.log(HELP);
+      return command === undefined ? 2 : 0;
+    default:
+      throw new UsageError(`ecn-odata: unknown command '${command}'. Commands: serve, seed.`);
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exitCode = code;
+  },
+  (e: unknown) => {
+    if (e instanceof UsageError) {
+      console.error(e.message);
+      process.exit(2);
+    }
+    if (e instanceof ModelError || e instanceof MigrationError) {
+      console.error(`ecn-odata: cannot start: ${e.message}`);
+      process.exit(1);
+    }
+    console.error(`ecn-odata: ${(e as Error).message ?? String(e)}`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,59 @@
+/**
+ * Fills the properties a POST did not give from their model defaults (conventions §5): new GUIDs,
+ * the current time and date, the calling user, number series and BC-style line numbers.
+ * Runs inside the write transaction, because number series and line numbers read current data.
+ */
+import { randomUUID } from 'node:crypto';
+import { compile } from '../sql/compile.js';
+import { sqliteDialect } from '../sql/sqlite-dialect.js';
+import { col, eq, param, select, and } from '../sql/build.js';
+import type { DefaultValue, EntityType, Property } from '../edm/model.js';
+import type { StoredValue } from '../edm/values.js';
+import { assertNever } from '../util/assert-never.js';
+import { companyCondition } from '../query/plan-read.js';
+import type { ServiceContext } from './service-context.js';
+import type { RowValues } from './write-checks.js';
+import { nextNumber } from './number-series.js';
+
+/** Who and when, for defaults. */
+export interface DefaultsInput {
+  readonly userId: string;
+  readonly now: Date;
+  readonly companyId: string | undefined;
+}
+
+/** Sets every missing property that has a default. */
+export function applyDefaults(svc: ServiceContext, type: EntityType, row: RowValues, input: DefaultsInput): void {
+  for (const p of type.properties) {
+    if (p.default === undefined || row.has(p.name)) continue;
+    row.set(p.name, defaultValue(svc, type, p, p.default, row, input));
+  }
+}
+
+function defaultValue(svc: ServiceContext, type: EntityType, p: Property, d: DefaultValue, row: RowValues, input: DefaultsInput): StoredValue {
+  switch (d.kind) {
+    case 'value':
+      return typeof d.value === 'boolean' ? (d.value ? 1 : 0) : d.value;
+    case 'guid':
+      return randomUUID();
+    case 'now':
+      return input.now.toISOString();
+    case 'today':
+      return input.now.toISOString().slice(0, 10);
+    case 'currentUser':
+      return input.userId;
+    case 'numberSeries':
+      return nextNumber(svc, type, p, d.series, input.companyId);
+    case 'nextLineNo': {
+      const q = select({
+        columns: [{ expr: { kind: 'call', name: 'max', args: [col('x', p.name)] }, alias: 'm' }],
+        from: { kind: 'table', table: type.table, alias: 'x' },
+        where: and(companyCondition(type, 'x', input.companyId), eq(col('x', d.groupBy), param(row.get(d.groupBy) ?? null))),
+      });
+      const max = Number(svc.db.get(compile(q, sqliteDialect))?.['m'] ?? 0);
+      return Math.floor(max / 10000) * 10000 + 10000;
+    }
+    default:
+      return assertNever(d, 'default kind');
+  }
+}

@@ -1,0 +1,42 @@
+/**
+ * Inserts one entity row with everything the model implies: defaults, auto-modified stamps, the row
+ * version, required/reference/uniqueness checks, and the hidden company. Used by POST, by business
+ * modules and by seeding; the caller owns the transaction.
+ */
+import { compile } from '../sql/compile.js';
+import { sqliteDialect } from '../sql/sqlite-dialect.js';
+import { param } from '../sql/build.js';
+import { HIDDEN_COLUMNS, type EntityType } from '../edm/model.js';
+import type { DbRow } from '../db/database.js';
+import { applyDefaults } from './apply-defaults.js';
+import { checkReferences, checkRequired, checkUnique, type RowValues } from './write-checks.js';
+import { readRow } from './resolve-path.js';
+import type { ServiceContext } from './service-context.js';
+
+/** Who writes and when. */
+export interface WriteStamp {
+  readonly userId: string;
+  readonly now: Date;
+}
+
+/** Sets the auto-modified properties and a new row version on a row being written. */
+export function stampRow(svc: ServiceContext, type: EntityType, row: RowValues, now: Date): void {
+  for (const p of type.properties) if (p.autoModified) row.set(p.name, now.toISOString());
+  row.set(HIDDEN_COLUMNS.version, svc.nextVersion());
+}
+
+/** Inserts a row (values by property name, stored form) and returns it as read back. */
+export function insertEntity(svc: ServiceContext, type: EntityType, companyId: string | undefined, row: RowValues, stamp: WriteStamp): DbRow {
+  applyDefaults(svc, type, row, { userId: stamp.userId, now: stamp.now, companyId });
+  stampRow(svc, type, row, stamp.now);
+  checkRequired(type, row);
+  const changed = new Set(row.keys());
+  checkReferences(svc, type, companyId, row, changed);
+  checkUnique(svc, type, companyId, row, changed);
+  if (type.scope === 'company') row.set(HIDDEN_COLUMNS.company, companyId ?? null);
+  const columns = [...row.keys()];
+  svc.db.run(compile({ kind: 'insert', table: type.table, columns, values: columns.map((c) => param(row.get(c) ?? null)) }, sqliteDialect));
+  const stored = readRow(svc, type, companyId, [{ property: type.key.name, value: row.get(type.key.name) ?? null }]);
+  if (stored === undefined) throw new Error(`inserted ${type.name} row not found`);
+  return stored;
+}

@@ -1,0 +1,28 @@
+/**
+ * Per-request state the operations share: the bound path, the company, the negotiated format and
+ * the link bases. Built by `handle` after parsing and binding.
+ */
+import type { Principal, ODataRequest } from './request.js';
+import type { ServiceContext } from './service-context.js';
+import type { CompanyIdentity } from './resolve-company.js';
+import type { BoundPath } from '../uri/bound-path.js';
+import type { QueryOptions } from '../uri/ast.js';
+import type { EntityLinkBase } from '../serialize/entity-json.js';
+
+/** A resource path (not the service document or $metadata). */
+export type ResourcePathBinding = Extract<BoundPath, { kind: 'resource' }>;
+
+/** Everything an operation needs about its request. */
+export interface OperationContext {
+  readonly svc: ServiceContext;
+  readonly req: ODataRequest;
+  readonly principal: Principal;
+  readonly path: ResourcePathBinding;
+  readonly options: QueryOptions;
+  /** The request's company; undefined for global resources. */
+  readonly company: CompanyIdentity | undefined;
+  /** Link base for entity URLs (company-scoped whenever the row has a company). */
+  readonly links: EntityLinkBase;
+  /** Prefix of context URLs: `companies(<id>)/` for company-scoped URLs, '' for unscoped ones. */
+  readonly contextPrefix: string;
+}

@@ -1,0 +1,47 @@
+/**
+ * Reading request bodies and preconditions: JSON bodies (415 for other content types, 400 for
+ * malformed JSON), If-Match (428 when required and missing, 412 when stale) and `Prefer`.
+ */
+import { BodyValidationError, PreconditionFailedError, PreconditionRequiredError, UnsupportedMediaTypeError } from '../errors/odata-error.js';
+import { ifMatchMatches } from '../serialize/etag.js';
+import type { ODataRequest } from './request.js';
+
+/** The media type of a Content-Type header, lower-case, without parameters. */
+export function mediaType(header: string | undefined): string | undefined {
+  const t = header?.split(';')[0]?.trim().toLowerCase();
+  return t === '' ? undefined : t;
+}
+
+/** Parses the JSON body of a POST/PATCH. */
+export function readJsonBody(req: ODataRequest): unknown {
+  const type = mediaType(req.headers['content-type']);
+  if (type !== 'application/json') {
+    throw new UnsupportedMediaTypeError(
+      `The Content-Type '${req.headers['content-type'] ?? '(none)'}' is not supported for this request; send the body as application/json.`,
+    );
+  }
+  const text = req.body?.toString('utf8') ?? '';
+  if (text.trim() === '') throw new BodyValidationError('BadRequest', 'Invalid Request Body: the body is empty; send a JSON object.');
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (e) {
+    throw new BodyValidationError('BadRequest', `Invalid Request Body: the body is not valid JSON (${(e as Error).message}).`);
+  }
+}
+
+/** Checks If-Match against the current ETag; `required` makes a missing header a 428. */
+export function checkIfMatch(req: ODataRequest, currentEtag: string, required: boolean): void {
+  const header = req.headers['if-match'];
+  if (header === undefined || header.trim() === '') {
+    if (required) throw new PreconditionRequiredError();
+    return;
+  }
+  if (!ifMatchMatches(header, currentEtag)) throw new PreconditionFailedError();
+}
+
+/** The `return=` preference of the request (OData Protocol §8.2.8.7). */
+export function preferReturn(req: ODataRequest): 'minimal' | 'representation' | undefined {
+  const m = /(?:^|[,;\s])return\s*=\s*"?(minimal|representation)"?/i.exec(req.headers['prefer'] ?? '');
+  const v = m?.[1]?.toLowerCase();
+  return v === 'minimal' || v === 'representation' ? v : undefined;
+}

@@ -1,0 +1,39 @@
+/**
+ * The core's input and output: an OData request in, an OData response out. Only `http/` knows express;
+ * tests drive `handle()` with these objects directly, without a socket.
+ */
+
+/** Who is calling. Until authentication lands, the service runs with an anonymous principal. */
+export interface Principal {
+  readonly userId: string;
+  /** Company ids the caller may access, or 'all'. */
+  readonly companies: 'all' | ReadonlySet<string>;
+  /** Company used by unscoped URLs when the request names none (conventions §1). */
+  readonly defaultCompany?: string;
+}
+
+/** An HTTP request as the core sees it. */
+export interface ODataRequest {
+  /** Upper-case method. */
+  readonly method: string;
+  /** Path below the service root, still percent-encoded, starting with `/` (or empty). */
+  readonly path: string;
+  /** Raw query string without `?`, still percent-encoded. */
+  readonly rawQuery: string;
+  /** Header values by lower-case name. */
+  readonly headers: Readonly<Record<string, string | undefined>>;
+  /** Raw body bytes, when the request had a body. */
+  readonly body?: Buffer;
+  /** Absolute URL of the service root, e.g. `http://127.0.0.1:8080/api/v2.0` (no trailing slash). */
+  readonly serviceRootUrl: string;
+  /** Correlation id of the request (logged, and named in 500 messages). */
+  readonly requestId: string;
+  readonly principal: Principal;
+}
+
+/** The response the core produces. */
+export interface ODataResponse {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly body?: string | Buffer;
+}

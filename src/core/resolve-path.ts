@@ -1,0 +1,70 @@
+/**
+ * Walks a bound resource path against the database: every step before the last must exist (404
+ * otherwise), and the last step becomes the conditions that select its rows (key and/or the join
+ * from the previous row). Reads only; callers run it inside their transaction when they write.
+ */
+import { compile } from '../sql/compile.js';
+import { sqliteDialect } from '../sql/sqlite-dialect.js';
+import type { DbRow } from '../db/database.js';
+import type { EntityType } from '../edm/model.js';
+import type { StoredValue } from '../edm/values.js';
+import { NotFoundError } from '../errors/odata-error.js';
+import { planRead, type PathCondition } from '../query/plan-read.js';
+import type { PathStep } from '../uri/bound-path.js';
+import type { ServiceContext } from './service-context.js';
+
+/** The resolved last step of a path. */
+export interface ResolvedPath {
+  readonly step: PathStep;
+  /** Conditions selecting the last step's rows. */
+  readonly conditions: readonly PathCondition[];
+  /** Row of the step before the last, when the last step is a navigation. */
+  readonly parentRow?: DbRow;
+  /** Key of every step that addressed one entity (for context URLs); undefined for collection steps. */
+  readonly keys: readonly StoredValue[];
+  /** false when the path leads through a null reference: the last step can have no rows. */
+  readonly reachable: boolean;
+}
+
+/** The `Internal_RecordNotFound` error of a missing entity (BC's wording). */
+export function recordNotFound(type: EntityType, conditions: readonly PathCondition[]): NotFoundError {
+  const ids = conditions.map((c) => `${c.property}='${String(c.value)}'`).join(', ');
+  return new NotFoundError(`The ${type.name} does not exist. Identification fields and values: ${ids}`, 'Internal_RecordNotFound');
+}
+
+function conditionsFor(step: PathStep, parentRow: DbRow | undefined): { conditions: PathCondition[]; reachable: boolean } {
+  const conditions: PathCondition[] = [];
+  let reachable = true;
+  if (step.nav !== undefined && parentRow !== undefined) {
+    for (const j of step.nav.joins) {
+      const v = parentRow[j.sourceProperty] as StoredValue | undefined;
+      if (v === null || v === undefined) reachable = false;
+      conditions.push({ property: j.targetProperty, value: v ?? null });
+    }
+  }
+  if (step.key !== undefined) conditions.push({ property: step.type.key.name, value: step.key });
+  return { conditions, reachable };
+}
+
+/** Reads one row of a type by conditions (undefined when absent). */
+export function readRow(svc: ServiceContext, type: EntityType, companyId: string | undefined, conditions: readonly PathCondition[]): DbRow | undefined {
+  return svc.db.get(compile(planRead({ type, companyId, conditions, limit: 1 }), sqliteDialect));
+}
+
+/** Resolves the steps of a path; throws 404 when a step before the last does not exist. */
+export function resolvePath(svc: ServiceContext, steps: readonly PathStep[], companyId: string | undefined): ResolvedPath {
+  let parentRow: DbRow | undefined;
+  const keys: StoredValue[] = [];
+  for (let i = 0; i < steps.length - 1; i++) {
+    const step = steps[i] as PathStep;
+    const { conditions, reachable } = conditionsFor(step, parentRow);
+    const row = reachable ? readRow(svc, step.type, companyId, conditions) : undefined;
+    if (row === undefined) throw recordNotFound(step.type, conditions);
+    parentRow = row;
+    keys.push(row[step.type.key.name] as StoredValue);
+  }
+  const step = steps[steps.length - 1] as PathStep;
+  const { conditions, reachable } = conditionsFor(step, parentRow);
+  if (step.key !== undefined) keys.push(step.key);
+  return { step, conditions, parentRow, keys, reachable };
+}

@@ -1,0 +1,57 @@
+/**
+ * Builders of the JSON responses the operations return: entity, collection, count, no content.
+ * `@odata.context` is always the first member (Power Query reads only that one).
+ */
+import type { DbRow } from '../db/database.js';
+import type { EntityType } from '../edm/model.js';
+import { entityToJson, rowEtag, rowUrl, type EntityJsonOptions } from '../serialize/entity-json.js';
+import { jsonContentType, type JsonFormat } from './format.js';
+import type { ODataResponse } from './request.js';
+
+/** A JSON response with the OData content type of `format`. */
+export function jsonResponse(status: number, body: Record<string, unknown>, format: JsonFormat, headers: Record<string, string> = {}): ODataResponse {
+  return { status, headers: { 'Content-Type': jsonContentType(format), ...headers }, body: JSON.stringify(body) };
+}
+
+/** One entity (GET, POST 201, PATCH 200, action result) with its ETag header. */
+export function entityResponse(
+  status: number,
+  type: EntityType,
+  row: DbRow,
+  context: string,
+  opts: EntityJsonOptions,
+  extraHeaders: Record<string, string> = {},
+): ODataResponse {
+  const body: Record<string, unknown> = {};
+  if (opts.format.metadata !== 'none') body['@odata.context'] = context;
+  Object.assign(body, entityToJson(type, row, opts));
+  return jsonResponse(status, body, opts.format, { ETag: rowEtag(row), ...extraHeaders });
+}
+
+/** A collection of entities with optional count and next link. */
+export function collectionResponse(
+  type: EntityType,
+  rows: readonly DbRow[],
+  context: string,
+  opts: EntityJsonOptions,
+  count?: number,
+  nextLink?: string,
+): ODataResponse {
+  const body: Record<string, unknown> = {};
+  if (opts.format.metadata !== 'none') body['@odata.context'] = context;
+  if (count !== undefined) body['@odata.count'] = count;
+  body['value'] = rows.map((r) => entityToJson(type, r, opts));
+  if (nextLink !== undefined) body['@odata.nextLink'] = nextLink;
+  return jsonResponse(200, body, opts.format);
+}
+
+/** 204 No Content with optional headers. */
+export function noContent(headers: Record<string, string> = {}): ODataResponse {
+  return { status: 204, headers };
+}
+
+/** The `Location` and `OData-EntityId` headers of a created entity. */
+export function createdHeaders(type: EntityType, row: DbRow, opts: EntityJsonOptions): Record<string, string> {
+  const url = rowUrl(type, row, opts.links);
+  return { Location: url, 'OData-EntityId': url };
+}

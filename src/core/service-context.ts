@@ -1,0 +1,30 @@
+/**
+ * What every request handler needs from the running service: the model, the database, the body
+ * validator, the row-version clock and the logger. Built once by `createService`.
+ */
+import type { Logger } from 'pino';
+import type { Database } from '../db/database.js';
+import type { EdmModel } from '../edm/model.js';
+import type { BodyValidator } from '../validation/validate-body.js';
+import type { BoundAction } from '../edm/model.js';
+import type { OperationContext } from './operation-context.js';
+import type { ODataResponse } from './request.js';
+
+/** The implementation of a bound action. */
+export type ActionHandler = (ctx: OperationContext, action: BoundAction) => ODataResponse;
+
+/** Long-lived service state shared by all requests. */
+export interface ServiceContext {
+  readonly model: EdmModel;
+  readonly db: Database;
+  readonly validator: BodyValidator;
+  /** Next row version (strictly increasing). */
+  readonly nextVersion: () => number;
+  readonly log: Logger;
+  /** Company (id or name) for unscoped URLs when the request names none; see Principal.defaultCompany. */
+  readonly defaultCompany?: string;
+  /** Cached $metadata documents (built once from the model). */
+  readonly metadataCache: Map<string, string>;
+  /** Implementations of the model's bound actions. */
+  readonly actions: ReadonlyMap<BoundAction, ActionHandler>;
+}

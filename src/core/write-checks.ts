@@ -1,0 +1,69 @@
+/**
+ * Checks a row must pass before it is written, run inside the write transaction: required fields,
+ * unique values within the company (409), and references that must resolve (checkOnWrite navigations).
+ */
+import { compile } from '../sql/compile.js';
+import { sqliteDialect } from '../sql/sqlite-dialect.js';
+import { and, col, constant, eq, param, select, bin } from '../sql/build.js';
+import type { EntityType } from '../edm/model.js';
+import type { StoredValue } from '../edm/values.js';
+import { BodyValidationError, ConflictError } from '../errors/odata-error.js';
+import { companyCondition } from '../query/plan-read.js';
+import type { ServiceContext } from './service-context.js';
+
+/** A row being written: stored values by property name. */
+export type RowValues = Map<string, StoredValue>;
+
+/** 400 when a required property has no value after defaults. */
+export function checkRequired(type: EntityType, row: RowValues): void {
+  for (const p of type.properties) {
+    if (p.storage.kind !== 'column' || p.nullable) continue;
+    const v = row.get(p.name);
+    if (v === undefined || v === null) {
+      throw new BodyValidationError('Application_FieldValidationException', `The field '${p.name}' of ${type.name} must have a value.`, p.name);
+    }
+  }
+}
+
+/** true when a row matches; `companyId` undefined searches every company (keys are global). */
+function exists(svc: ServiceContext, type: EntityType, companyId: string | undefined, conditions: [string, StoredValue][], exceptKey?: StoredValue): boolean {
+  const where = and(
+    companyId === undefined ? undefined : companyCondition(type, 'x', companyId),
+    ...conditions.map(([c, v]) => eq(col('x', c), param(v))),
+    exceptKey === undefined ? undefined : bin('<>', col('x', type.key.name), param(exceptKey)),
+  );
+  const q = select({ columns: [{ expr: constant(1), alias: 'one' }], from: { kind: 'table', table: type.table, alias: 'x' }, where, limit: constant(1) });
+  return svc.db.get(compile(q, sqliteDialect)) !== undefined;
+}
+
+/** 409 when the key (globally) or a unique property (within the company) is taken by another row. */
+export function checkUnique(svc: ServiceContext, type: EntityType, companyId: string | undefined, row: RowValues, changed: ReadonlySet<string>, selfKey?: StoredValue): void {
+  for (const p of type.properties) {
+    if (!(p.unique || p === type.key) || !changed.has(p.name)) continue;
+    const v = row.get(p.name);
+    if (v === undefined || v === null) continue;
+    const scope = p === type.key || type.scope !== 'company' ? undefined : companyId;
+    if (exists(svc, type, scope, [[p.name, v]], selfKey)) {
+      throw new ConflictError(`The ${type.name} already exists. Identification fields and values: ${p.name}='${String(v)}'.`, 'Internal_EntityWithSameKeyExists', p.name);
+    }
+  }
+}
+
+/** 400 when a changed reference field names no row of the referenced type in the same company. */
+export function checkReferences(svc: ServiceContext, type: EntityType, companyId: string | undefined, row: RowValues, changed: ReadonlySet<string>): void {
+  for (const nav of type.navigations) {
+    if (!nav.checkOnWrite || nav.collection) continue;
+    if (!nav.joins.some((j) => changed.has(j.sourceProperty))) continue;
+    const values = nav.joins.map((j) => [j.targetProperty, row.get(j.sourceProperty) ?? null] as [string, StoredValue]);
+    if (values.some(([, v]) => v === null || v === '')) continue;
+    if (!exists(svc, nav.target, nav.target.scope === 'company' ? companyId : undefined, values)) {
+      const field = nav.joins[0]?.sourceProperty ?? nav.name;
+      const shown = values.map(([, v]) => String(v)).join(', ');
+      throw new BodyValidationError(
+        'Application_FieldValidationException',
+        `The field ${field} of ${type.name} contains a value (${shown}) that cannot be found in the related table (${nav.target.name}).`,
+        field,
+      );
+    }
+  }
+}

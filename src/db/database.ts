@@ -1,0 +1,81 @@
+/**
+ * The SQLite connection: opened with WAL and foreign keys on, a prepared-statement cache keyed by
+ * SQL text, and a statement counter (tests use it to prove a read runs a constant number of queries).
+ */
+import BetterSqlite3 from 'better-sqlite3';
+import type { CompiledQuery } from '../sql/compile.js';
+
+/** A row as SQLite returns it. */
+export type DbRow = Record<string, unknown>;
+
+/** The database handle the rest of the code uses; only `db/` touches better-sqlite3 directly. */
+export class Database {
+  private readonly cache = new Map<string, BetterSqlite3.Statement>();
+  /** Number of statements executed since opening (for N+1 tests). */
+  statementCount = 0;
+
+  constructor(readonly raw: BetterSqlite3.Database) {}
+
+  /** Runs a query and returns every row. */
+  all(q: CompiledQuery): DbRow[] {
+    this.statementCount++;
+    return this.prepare(q.sql).all(...q.params) as DbRow[];
+  }
+
+  /** Runs a query and returns the first row, if any. */
+  get(q: CompiledQuery): DbRow | undefined {
+    this.statementCount++;
+    return this.prepare(q.sql).get(...q.params) as DbRow | undefined;
+  }
+
+  /** Runs a statement that returns no rows; gives the number of changed rows. */
+  run(q: CompiledQuery): number {
+    this.statementCount++;
+    return this.prepare(q.sql).run(...q.params).changes;
+  }
+
+  /** Executes DDL text (no parameters). */
+  exec(sql: string): void {
+    this.raw.exec(sql);
+  }
+
+  /**
+   * Runs `fn` in one synchronous transaction (better-sqlite3 refuses async callbacks: a transaction
+   * must never stay open across event-loop ticks). A thenable result is a programming error.
+   */
+  transaction<T>(fn: () => T): T {
+    return this.raw.transaction(() => {
+      const result = fn();
+      if (result !== null && typeof result === 'object' && typeof (result as { then?: unknown }).then === 'function') {
+        throw new Error('A transaction callback must be synchronous; it returned a promise.');
+      }
+      return result;
+    })();
+  }
+
+  /** Closes the connection. */
+  close(): void {
+    this.cache.clear();
+    if (this.raw.open) this.raw.close();
+  }
+
+  private prepare(sql: string): BetterSqlite3.Statement {
+    let stmt = this.cache.get(sql);
+    if (stmt === undefined) {
+      stmt = this.raw.prepare(sql);
+      if (this.cache.size > 2000) this.cache.clear();
+      this.cache.set(sql, stmt);
+    }
+    return stmt;
+  }
+}
+
+/** Opens (creating if needed) a database file, or `:memory:`. */
+export function openDatabase(file: string): Database {
+  const raw = new BetterSqlite3(file);
+  if (file !== ':memory:') raw.pragma('journal_mode = WAL');
+  raw.pragma('foreign_keys = ON');
+  raw.pragma('busy_timeout = 5000');
+  raw.pragma('synchronous = NORMAL');
+  return new Database(raw);
+}

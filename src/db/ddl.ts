@@ -1,0 +1,123 @@
+/**
+ * The SQLite schema derived from the model: one STRICT table per entity type with the hidden company
+ * and version columns, primary key, NOT NULL, foreign keys (containment cascades), and indexes on
+ * keys, unique properties and every column a navigation joins on.
+ */
+import { HIDDEN_COLUMNS, type EdmModel, type EntityType, type Property } from '../edm/model.js';
+import { sqliteDialect } from '../sql/sqlite-dialect.js';
+import { sqliteColumnType } from './column-types.js';
+
+const q = (name: string): string => sqliteDialect.quoteIdentifier(name);
+
+/** A column definition as it appears in CREATE TABLE and ALTER TABLE ADD COLUMN. */
+export interface ColumnDef {
+  readonly name: string;
+  readonly sql: string;
+  /** true when the column can be added to an existing table (nullable, or with a constant default). */
+  readonly addable: boolean;
+}
+
+/** A foreign key held by a column: `column REFERENCES table(id) ON DELETE action`. */
+interface ForeignKey {
+  readonly table: string;
+  readonly column: string;
+  readonly onDelete: 'CASCADE' | 'NO ACTION' | 'SET NULL';
+}
+
+/** Properties stored as columns (plain and media), in model order. */
+export function storedProperties(type: EntityType): Property[] {
+  return type.properties.filter((p) => p.storage.kind !== 'computed');
+}
+
+/** Foreign keys of a type's columns: referential navigations and containment parents. */
+function foreignKeys(model: EdmModel, type: EntityType): Map<string, ForeignKey> {
+  const fks = new Map<string, ForeignKey>();
+  for (const nav of type.navigations) {
+    const join = nav.joins[0];
+    if (!nav.referential || join === undefined) continue;
+    const action = nav.onTargetDelete === 'cascade' ? 'CASCADE' : nav.onTargetDelete === 'setNull' ? 'SET NULL' : 'NO ACTION';
+    fks.set(join.sourceProperty, { table: nav.target.table, column: join.targetProperty, onDelete: action });
+  }
+  // A child contained in a parent is deleted with it, whatever its own back-navigation says.
+  for (const parent of model.entityTypes) {
+    for (const nav of parent.navigations) {
+      const join = nav.joins[0];
+      if (!nav.containsTarget || nav.target !== type || join === undefined || nav.joins.length !== 1) continue;
+      if (join.sourceProperty !== parent.key.name) continue;
+      fks.set(join.targetProperty, { table: parent.table, column: parent.key.name, onDelete: 'CASCADE' });
+    }
+  }
+  return fks;
+}
+
+function defaultClause(p: Property): string {
+  const d = p.default;
+  if (d === undefined || d.kind !== 'value') return '';
+  if (typeof d.value === 'number') return ` DEFAULT ${d.value}`;
+  if (typeof d.value === 'boolean') return ` DEFAULT ${d.value ? 1 : 0}`;
+  return ` DEFAULT '${d.value.replace(/'/g, "''")}'`;
+}
+
+/** Column definitions of a type, hidden columns included. */
+export function columnDefs(model: EdmModel, type: EntityType): ColumnDef[] {
+  const fks = foreignKeys(model, type);
+  const defs: ColumnDef[] = [];
+  for (const p of storedProperties(type)) {
+    const isKey = p === type.key;
+    let sql = `${q(p.name)} ${sqliteColumnType(p)}`;
+    if (isKey) sql += ' NOT NULL PRIMARY KEY';
+    else if (!p.nullable && p.storage.kind === 'column') sql += ' NOT NULL';
+    const dflt = defaultClause(p);
+    sql += dflt;
+    const fk = fks.get(p.name);
+    if (fk !== undefined) sql += ` REFERENCES ${q(fk.table)}(${q(fk.column)}) ON DELETE ${fk.onDelete}`;
+    const addable = !isKey && (p.nullable || p.storage.kind !== 'column' || dflt !== '') && (fk === undefined || p.nullable);
+    defs.push({ name: p.name, sql, addable });
+    if (isKey && type.scope === 'company') {
+      defs.push({
+        name: HIDDEN_COLUMNS.company,
+        sql: `${q(HIDDEN_COLUMNS.company)} TEXT NOT NULL REFERENCES ${q(model.company.table)}(${q(model.company.key.name)}) ON DELETE CASCADE`,
+        addable: false,
+      });
+    }
+  }
+  defs.push({ name: HIDDEN_COLUMNS.version, sql: `${q(HIDDEN_COLUMNS.version)} INTEGER NOT NULL DEFAULT 0`, addable: true });
+  return defs;
+}
+
+/** `CREATE TABLE` for a type. */
+export function createTableSql(model: EdmModel, type: EntityType): string {
+  const cols = columnDefs(model, type).map((c) => `  ${c.sql}`);
+  return `CREATE TABLE ${q(type.table)} (\n${cols.join(',\n')}\n) STRICT`;
+}
+
+/** `CREATE [UNIQUE] INDEX IF NOT EXISTS` statements for a type. */
+export function createIndexSql(model: EdmModel, type: EntityType): string[] {
+  const scoped = type.scope === 'company';
+  const prefix = scoped ? [HIDDEN_COLUMNS.company] : [];
+  const out = new Map<string, string>();
+  const add = (unique: boolean, cols: readonly string[]): void => {
+    const name = `${type.table}_${unique ? 'u' : 'ix'}_${cols.map((c) => c.replace(/^_/, '')).join('_')}`;
+    out.set(name, `CREATE ${unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${q(name)} ON ${q(type.table)}(${cols.map(q).join(', ')})`);
+  };
+  if (scoped) add(true, [...prefix, type.key.name]);
+  for (const p of type.properties) if (p.unique && p !== type.key) add(true, [...prefix, p.name]);
+  // Every column a navigation joins on, on either side, is indexed (lookups, EXISTS, cascades).
+  const fks = foreignKeys(model, type);
+  for (const column of fks.keys()) add(false, [column]);
+  for (const other of model.entityTypes) {
+    for (const nav of other.navigations) {
+      for (const j of nav.joins) {
+        if (nav.source === type && j.sourceProperty !== type.key.name && !fks.has(j.sourceProperty)) add(false, [...prefix, j.sourceProperty]);
+        if (nav.target === type && j.targetProperty !== type.key.name && !fks.has(j.targetProperty)) {
+          const p = type.propertyByName.get(j.targetProperty);
+          if (p !== undefined && !p.unique) add(false, [...prefix, j.targetProperty]);
+        }
+      }
+    }
+    for (const p of other.properties) {
+      if (other === type && p.default?.kind === 'nextLineNo') add(false, [...prefix, p.default.groupBy, p.name]);
+    }
+  }
+  return [...out.values()];
+}

@@ -1,0 +1,153 @@
+/**
+ * Conversions of property values between their three forms: OData JSON (payloads), URL literals
+ * (keys, filters), and storage (SQLite columns). Storage keeps GUIDs lower-case, DateTimeOffsets as
+ * UTC ISO text with milliseconds, booleans as 0/1 and enums as their encoded member name.
+ */
+import type { Literal } from '../uri/ast.js';
+import type { Property, PropertyType } from './model.js';
+import { assertNever } from '../util/assert-never.js';
+
+/** A value as stored in a column. */
+export type StoredValue = string | number | null | Buffer;
+
+/** Normalises an ISO 8601 date-time with offset to UTC with milliseconds (text order = time order). */
+export function normaliseDateTimeOffset(text: string): string {
+  const d = new Date(text);
+  if (Number.isNaN(d.getTime())) throw new RangeError(`Invalid Edm.DateTimeOffset '${text}'`);
+  return d.toISOString();
+}
+
+/** Converts a JSON payload value (already schema-validated) to its stored form. */
+export function jsonToStored(value: unknown, p: Property): StoredValue {
+  if (value === null || value === undefined) return null;
+  const t = p.type;
+  if (t.kind === 'enum') return String(value);
+  switch (t.name) {
+    case 'Edm.Guid':
+      return String(value).toLowerCase();
+    case 'Edm.Boolean':
+      return value === true ? 1 : 0;
+    case 'Edm.Int32':
+    case 'Edm.Int64':
+    case 'Edm.Decimal':
+    case 'Edm.Double':
+      return typeof value === 'number' ? value : Number(value);
+    case 'Edm.DateTimeOffset':
+      return normaliseDateTimeOffset(String(value));
+    case 'Edm.String':
+    case 'Edm.Date':
+    case 'Edm.TimeOfDay':
+      return String(value);
+    case 'Edm.Stream':
+      return Buffer.isBuffer(value) ? value : Buffer.from(String(value), 'utf8');
+    default:
+      return assertNever(t.name, 'EDM type');
+  }
+}
+
+/** Options for writing values to JSON. */
+export interface JsonValueOptions {
+  /** IEEE754Compatible=true: Int64 and Decimal are written as strings (OData JSON §4.5). */
+  readonly ieee754Compatible: boolean;
+}
+
+/** Converts a stored value to its OData JSON form. */
+export function storedToJson(value: unknown, type: PropertyType, opts: JsonValueOptions): unknown {
+  if (value === null || value === undefined) return null;
+  if (type.kind === 'enum') return value;
+  switch (type.name) {
+    case 'Edm.Boolean':
+      return value === 1 || value === true || value === '1';
+    case 'Edm.Int64':
+    case 'Edm.Decimal':
+      return opts.ieee754Compatible ? String(value) : typeof value === 'bigint' ? Number(value) : value;
+    case 'Edm.Double':
+      return typeof value === 'number' && !Number.isFinite(value) ? String(value) : value;
+    case 'Edm.Stream':
+      return undefined;
+    case 'Edm.Guid':
+    case 'Edm.String':
+    case 'Edm.Int32':
+    case 'Edm.Date':
+    case 'Edm.DateTimeOffset':
+    case 'Edm.TimeOfDay':
+      return value;
+    default:
+      return assertNever(type.name, 'EDM type');
+  }
+}
+
+/** The stored value of a URL literal for a property, or an error message when it does not fit. */
+export function literalToStored(lit: Literal, p: Property): { ok: true; value: StoredValue } | { ok: false; message: string } {
+  const t = p.type;
+  const bad = (what: string): { ok: false; message: string } => ({
+    ok: false,
+    message: `The literal ${what} does not fit property '${p.name}' of type ${t.kind === 'enum' ? t.enumType.qualifiedName : t.name}.`,
+  });
+  if (lit.kind === 'null') return { ok: true, value: null };
+  if (t.kind === 'enum') {
+    if (lit.kind === 'string' || (lit.kind === 'enum' && lit.typeName === t.enumType.qualifiedName && lit.members.length === 1)) {
+      const name = lit.kind === 'string' ? lit.value : (lit.members[0] ?? '');
+      return t.enumType.memberByEncoded.has(name) ? { ok: true, value: name } : bad(`'${name}'`);
+    }
+    return bad(lit.kind);
+  }
+  switch (t.name) {
+    case 'Edm.Guid':
+      if (lit.kind === 'guid') return { ok: true, value: lit.value.toLowerCase() };
+      if (lit.kind === 'string' && GUID.test(lit.value)) return { ok: true, value: lit.value.toLowerCase() };
+      return bad(describe(lit));
+    case 'Edm.String':
+      return lit.kind === 'string' ? { ok: true, value: lit.value } : bad(describe(lit));
+    case 'Edm.Int32':
+    case 'Edm.Int64':
+      return lit.kind === 'integer' ? { ok: true, value: Number(lit.value) } : bad(describe(lit));
+    case 'Edm.Decimal':
+    case 'Edm.Double':
+      return lit.kind === 'integer' || lit.kind === 'decimal' || lit.kind === 'double'
+        ? { ok: true, value: Number(lit.value) }
+        : bad(describe(lit));
+    case 'Edm.Boolean':
+      return lit.kind === 'boolean' ? { ok: true, value: lit.value ? 1 : 0 } : bad(describe(lit));
+    case 'Edm.Date':
+      return lit.kind === 'date' ? { ok: true, value: lit.value } : bad(describe(lit));
+    case 'Edm.DateTimeOffset':
+      return lit.kind === 'dateTimeOffset' ? { ok: true, value: normaliseDateTimeOffset(lit.value) } : bad(describe(lit));
+    case 'Edm.TimeOfDay':
+      return lit.kind === 'timeOfDay' ? { ok: true, value: lit.value } : bad(describe(lit));
+    case 'Edm.Stream':
+      return bad(describe(lit));
+    default:
+      return assertNever(t.name, 'EDM type');
+  }
+}
+
+/** Canonical GUID text (8-4-4-4-12 hex digits). */
+export const GUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+
+function describe(lit: Literal): string {
+  switch (lit.kind) {
+    case 'string':
+      return `'${lit.value}'`;
+    case 'null':
+      return 'null';
+    case 'geo':
+      return lit.text;
+    case 'enum':
+      return `${lit.typeName}'${lit.members.join(',')}'`;
+    case 'boolean':
+      return String(lit.value);
+    case 'integer':
+    case 'decimal':
+    case 'double':
+    case 'guid':
+    case 'date':
+    case 'dateTimeOffset':
+    case 'timeOfDay':
+    case 'duration':
+    case 'binary':
+      return lit.value;
+    default:
+      return assertNever(lit, 'literal');
+  }
+}

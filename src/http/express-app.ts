@@ -1,0 +1,54 @@
+/**
+ * The HTTP layer, the only code that knows express: it reads the body, builds the ODataRequest, calls
+ * the core and writes the ODataResponse. Requests outside the service root get an OData 404 too.
+ */
+import express, { type Express, type Request, type Response } from 'express';
+import { randomUUID } from 'node:crypto';
+import type { Service } from '../service.js';
+import { NotFoundError } from '../errors/odata-error.js';
+import { toErrorResponse } from '../errors/to-error-response.js';
+import type { ODataResponse } from '../core/request.js';
+import { readBody } from './read-body.js';
+import { toODataRequest } from './to-odata-request.js';
+
+function send(res: Response, method: string, r: ODataResponse): void {
+  res.status(r.status);
+  for (const [k, v] of Object.entries(r.headers)) res.setHeader(k, v);
+  res.setHeader('OData-Version', '4.0');
+  if (r.body === undefined || method === 'HEAD' || r.status === 204) {
+    res.end();
+    return;
+  }
+  res.end(r.body);
+}
+
+/** Builds the express application serving `service` under its service root. */
+export function createExpressApp(service: Service): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('trust proxy', false);
+  const root = service.model.service.serviceRoot;
+  const log = service.log;
+
+  app.use(async (req: Request, res: Response) => {
+    const requestId = (typeof req.headers['x-request-id'] === 'string' && req.headers['x-request-id'].length <= 100 ? req.headers['x-request-id'] : undefined) ?? randomUUID();
+    const started = process.hrtime.bigint();
+    res.setHeader('x-request-id', requestId);
+    let response: ODataResponse;
+    try {
+      const path = req.path;
+      if (path !== root && !path.startsWith(`${root}/`)) {
+        throw new NotFoundError(`No HTTP resource was found that matches the request URI '${req.originalUrl}'. The service root is ${root}/.`, 'BadRequest_NotFound');
+      }
+      const body = await readBody(req, service.model.service.maxBodyBytes);
+      response = service.handle(toODataRequest(req, root, body, requestId, service.principalFor(req.headers)));
+    } catch (e) {
+      response = toErrorResponse(e, requestId, log);
+    }
+    send(res, req.method, response);
+    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    log.info({ requestId, method: req.method, url: req.originalUrl, status: response.status, ms: Math.round(ms * 100) / 100 }, 'request');
+  });
+  return app;
+}

@@ -1,0 +1,147 @@
+/**
+ * The demo data set: two companies, each with change reasons, work center groups, contacts, user
+ * setups, ECNs with comments and BOM lines, and ECOs with tasks linked by predecessors (a chain and a
+ * diamond). Deterministic: fixed seed, fixed clock. Written through `insertEntity`, so every model
+ * rule (defaults, number series, references) applies as for API writes.
+ */
+import type { EntityType } from '../edm/model.js';
+import type { StoredValue } from '../edm/values.js';
+import { insertEntity } from '../core/insert-entity.js';
+import type { ServiceContext } from '../core/service-context.js';
+import { compile } from '../sql/compile.js';
+import { sqliteDialect } from '../sql/sqlite-dialect.js';
+import { constant, select } from '../sql/build.js';
+import { Prng } from './prng.js';
+
+/** What seeding wrote. */
+export interface SeedResult {
+  readonly summary: string;
+  /** Name of the company unscoped URLs use by default in the demo. */
+  readonly defaultCompany: string;
+  readonly companyIds: readonly string[];
+}
+
+const COMPANIES = [
+  { name: 'CRONUS', displayName: 'CRONUS International Ltd.' },
+  { name: 'FABRIKAM', displayName: 'Fabrikam Manufacturing Inc.' },
+];
+const REASONS: [string, string][] = [
+  ['DESIGN', 'Design improvement'],
+  ['COST', 'Cost reduction'],
+  ['QUALITY', 'Quality issue'],
+  ['SUPPLIER', 'Supplier change'],
+  ['SAFETY', 'Safety requirement'],
+];
+const ECN_STATUS = ['New', 'Pending_x0020_Approval', 'Approved', 'Approved', 'Rejected', 'Closed'];
+const SOURCES: [string, string, string][] = [
+  ['Prod_x002E__x0020_Order', 'Released', '_x0020_'],
+  ['Sales_x0020_Order', '_x0020_', 'Order'],
+  ['Sales_x0020_Quote', '_x0020_', 'Quote'],
+  ['Item', '_x0020_', '_x0020_'],
+];
+const NOUNS = ['bracket', 'housing', 'shaft', 'gear', 'panel', 'valve', 'flange', 'bearing'];
+const ADJ = ['steel', 'aluminium', 'reinforced', 'compact', 'sealed', 'coated'];
+
+type Values = Record<string, StoredValue>;
+
+/** Seeds the demo data when the database has no company yet; undefined when it already has data. */
+export function seedDemoIfEmpty(svc: ServiceContext): SeedResult | undefined {
+  const { model, db } = svc;
+  const any = select({ columns: [{ expr: constant(1), alias: 'one' }], from: { kind: 'table', table: model.company.table, alias: 'c' }, limit: constant(1) });
+  if (db.get(compile(any, sqliteDialect)) !== undefined) return undefined;
+  const rnd = new Prng(20260115);
+  const now = new Date('2026-01-15T09:00:00.000Z');
+  const counts = new Map<string, number>();
+  const type = (name: string): EntityType => {
+    const t = model.entityTypeByName.get(name);
+    if (t === undefined) throw new Error(`the demo data needs entity type '${name}' in the model`);
+    return t;
+  };
+  const insert = (typeName: string, companyId: string | undefined, values: Values): Values => {
+    const t = type(typeName);
+    const row = new Map<string, StoredValue>([['id', rnd.guid()], ...Object.entries(values)]);
+    const stored = insertEntity(svc, t, companyId, row, { userId: 'ADMIN', now });
+    counts.set(t.entitySet, (counts.get(t.entitySet) ?? 0) + 1);
+    return stored as Values;
+  };
+
+  const companyIds: string[] = [];
+  db.transaction(() => {
+    COMPANIES.forEach((c, ci) => {
+      const company = insert(model.company.name, undefined, { name: c.name, displayName: c.displayName });
+      const cid = String(company['id']);
+      companyIds.push(cid);
+      const domain = c.name.toLowerCase();
+      for (const [code, description] of REASONS) insert('changeReason', cid, { code, description });
+      insert('workCenterGroup', cid, { code: 'WC-ASM', name: 'Assembly', email: `assembly@${domain}.example` });
+      insert('workCenterGroup', cid, { code: 'WC-MACH', name: 'Machining', email: `machining@${domain}.example` });
+      insert('workCenterGroup', cid, { code: 'WC-QA', name: 'Quality assurance', email: null });
+      insert('contact', cid, { number: 'CT0001', name: 'John Smith', email: `john.smith@${domain}.example` });
+      insert('contact', cid, { number: 'CT0002', name: 'Kim Lee', email: null });
+      insert('userSetup', cid, { userId: 'ADMIN', email: `admin@${domain}.example`, contactNo: null });
+      insert('userSetup', cid, { userId: 'JSMITH', email: null, contactNo: 'CT0001' });
+      insert('userSetup', cid, { userId: 'KLEE', email: null, contactNo: 'CT0002' });
+
+      const ecnNumbers: string[] = [];
+      for (let i = 0; i < 12; i++) {
+        const [sourceType, sourceStatus, salesType] = SOURCES[i % SOURCES.length] as [string, string, string];
+        const ecn = insert('engChangeNotice', cid, {
+          status: ECN_STATUS[i % ECN_STATUS.length] ?? 'New',
+          itemNumber: `ITM-${String(1000 + ci * 100 + i)}`,
+          itemDescription: `${rnd.pick(ADJ)} ${rnd.pick(NOUNS)} assembly`,
+          changeReasonCode: (REASONS[i % REASONS.length] as [string, string])[0],
+          drawingNumber: `DWG-${String(rnd.int(10000, 99999))}`,
+          drawingTypeCode: rnd.pick(['ASM', 'PRT', 'SCH']),
+          sourceType,
+          sourceStatus,
+          sourceSalesDocumentType: salesType,
+          sourceNumber: `SRC-${String(rnd.int(100000, 999999))}`,
+          sourceSequence: rnd.int(0, 100),
+          creationDate: `2025-${String((i % 12) + 1).padStart(2, '0')}-${String(rnd.int(1, 28)).padStart(2, '0')}`,
+          createdBy: rnd.pick(['ADMIN', 'JSMITH', 'KLEE']),
+        });
+        ecnNumbers.push(String(ecn['number']));
+        const ecnId = String(ecn['id']);
+        for (let k = 0; k < 2 + (i % 2); k++) {
+          insert('engChangeNoticeComment', cid, { engChangeNoticeId: ecnId, comment: `Reviewed ${rnd.pick(NOUNS)} tolerances, rev ${'ABC'[k] ?? 'D'}.`, date: `2025-06-${String(10 + k).padStart(2, '0')}`, userId: 'JSMITH' });
+        }
+        for (let k = 0; k < 3; k++) {
+          const qty = rnd.int(1, 8);
+          insert('engChangeNoticeBOMLine', cid, {
+            engChangeNoticeId: ecnId,
+            type: 'Item',
+            itemNumber: `CMP-${String(rnd.int(1000, 9999))}`,
+            description: `${rnd.pick(ADJ)} ${rnd.pick(NOUNS)}`,
+            quantityPer: qty,
+            unitOfMeasureCode: 'PCS',
+            newQuantityPer: k === 0 ? qty + 1 : null,
+          });
+        }
+      }
+
+      for (let e = 0; e < 4; e++) {
+        const eco = insert('engChangeOrder', cid, {
+          description: `Implement ${ecnNumbers[e * 2 + 2] ?? ''} changes`,
+          status: e === 3 ? 'Released' : 'New',
+          engChangeNoticeNumber: ecnNumbers[e * 2 + 2] ?? null,
+          changeDescription: Buffer.from(`Change order ${e + 1} for ${c.displayName}:\n- update drawings\n- rework ${rnd.pick(NOUNS)}\n`, 'utf8'),
+        });
+        const ecoId = String(eco['id']);
+        const task = (description: string, extra: Values): string =>
+          String(insert('engChangeOrderTask', cid, { engChangeOrderId: ecoId, description, ...extra })['id']);
+        // Diamond: design → (machining, assembly) → release; plus an unlinked review task.
+        const released = e === 3;
+        const design = task('Update design', { assignedTo: 'ADMIN', status: released ? 'Finished' : 'Not_x0020_Started' });
+        const mach = task('Machine prototype', { workCenterGroupCode: 'WC-MACH', status: released ? 'Active' : 'Not_x0020_Started' });
+        const asm = task('Assemble prototype', { assignedTo: 'JSMITH', status: released ? 'Active' : 'Not_x0020_Started' });
+        const release = task('Release drawings', { assignedTo: 'KLEE', workCenterGroupCode: null });
+        task('Quality review', { workCenterGroupCode: 'WC-QA', status: released ? 'Active' : 'Not_x0020_Started' });
+        for (const [t, p] of [[mach, design], [asm, design], [release, mach], [release, asm]] as [string, string][]) {
+          insert('engChangeOrderTaskPredecessor', cid, { taskId: t, predecessorTaskId: p });
+        }
+      }
+    });
+  });
+  const summary = [...counts.entries()].map(([set, n]) => `${n} ${set}`).join(', ');
+  return { summary, defaultCompany: COMPANIES[0]?.name ?? '', companyIds };
+}

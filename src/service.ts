@@ -1,0 +1,71 @@
+/**
+ * Assembles a service from options: loads and checks the model, opens and migrates the database,
+ * and wires the core. `handle` is the core entry point; `http/` wraps it for express.
+ */
+import pino, { type Logger } from 'pino';
+import { openDatabase, type Database } from './db/database.js';
+import { migrate } from './db/migrate.js';
+import { loadModel } from './edm/load-model.js';
+import type { EdmModel } from './edm/model.js';
+import { handle } from './core/handle.js';
+import type { ODataRequest, ODataResponse, Principal } from './core/request.js';
+import type { ActionHandler, ServiceContext } from './core/service-context.js';
+import type { ServiceOptions } from './config.js';
+import { BodyValidator } from './validation/validate-body.js';
+import { createVersionClock } from './serialize/etag.js';
+
+/** A running service instance. */
+export interface Service {
+  readonly model: EdmModel;
+  readonly db: Database;
+  readonly log: Logger;
+  readonly context: ServiceContext;
+  /** The core: one request in, one response out. */
+  handle(req: ODataRequest): ODataResponse;
+  /** The principal of a request (anonymous until authentication is configured). */
+  principalFor(headers: Readonly<Record<string, string | string[] | undefined>>): Principal;
+  close(): void;
+}
+
+/** The caller when no authentication is configured: every company, the configured default company. */
+export const ANONYMOUS: Principal = { userId: 'ANONYMOUS', companies: 'all' };
+
+/** Creates a service; throws ModelError / MigrationError for a bad model or an incompatible database. */
+export function createService(options: ServiceOptions, actions: ReadonlyMap<string, ActionHandler> = new Map()): Service {
+  const log = pino({ level: options.logLevel, base: undefined });
+  const model = loadModel(options.metadataDir);
+  const db = openDatabase(options.dbFile);
+  try {
+    const report = migrate(db, model);
+    if (report.createdTables.length > 0 || report.addedColumns.length > 0) log.info(report, 'database schema updated');
+  } catch (e) {
+    db.close();
+    throw e;
+  }
+  const actionMap = new Map<import('./edm/model.js').BoundAction, ActionHandler>();
+  for (const type of model.entityTypes) {
+    for (const action of type.actions) {
+      const h = actions.get(`${type.name}.${action.name}`);
+      if (h !== undefined) actionMap.set(action, h);
+    }
+  }
+  const context: ServiceContext = {
+    model,
+    db,
+    validator: new BodyValidator(),
+    nextVersion: createVersionClock(),
+    log,
+    defaultCompany: options.defaultCompany,
+    metadataCache: new Map(),
+    actions: actionMap,
+  };
+  return {
+    model,
+    db,
+    log,
+    context,
+    handle: (req) => handle(context, req),
+    principalFor: () => ANONYMOUS,
+    close: () => db.close(),
+  };
+}

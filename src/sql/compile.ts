@@ -1,0 +1,239 @@
+/**
+ * Prints a SQL node tree as `{ sql, params }`. Pure: values are never inlined into the text, and
+ * identifiers are quoted by the dialect; every switch over a node kind is exhaustive.
+ */
+import { assertNever } from '../util/assert-never.js';
+import type { Dialect } from './dialect.js';
+import type { FromItem, SelectNode, SqlExpr, SqlValue, StatementNode } from './nodes.js';
+
+/** A statement ready to run: its text and positional parameters. */
+export interface CompiledQuery {
+  readonly sql: string;
+  readonly params: readonly SqlValue[];
+}
+
+/** Compiles a statement for a dialect. */
+export function compile(node: StatementNode, dialect: Dialect): CompiledQuery {
+  const w = new SqlWriter(dialect);
+  writeStatement(w, node);
+  return { sql: w.text, params: w.params };
+}
+
+class SqlWriter {
+  text = '';
+  readonly params: SqlValue[] = [];
+  constructor(readonly dialect: Dialect) {}
+  write(s: string): void {
+    this.text += s;
+  }
+  ident(name: string): void {
+    this.text += this.dialect.quoteIdentifier(name);
+  }
+  param(value: SqlValue): void {
+    this.text += this.dialect.placeholder(this.params.length);
+    this.params.push(typeof value === 'boolean' ? this.dialect.booleanValue(value) : value);
+  }
+}
+
+function writeStatement(w: SqlWriter, node: StatementNode): void {
+  switch (node.kind) {
+    case 'select':
+      return writeSelect(w, node);
+    case 'insert':
+      w.write('INSERT INTO ');
+      w.ident(node.table);
+      w.write(' (');
+      node.columns.forEach((c, i) => {
+        if (i > 0) w.write(', ');
+        w.ident(c);
+      });
+      w.write(') VALUES (');
+      node.values.forEach((v, i) => {
+        if (i > 0) w.write(', ');
+        writeExpr(w, v);
+      });
+      w.write(')');
+      return;
+    case 'update':
+      w.write('UPDATE ');
+      w.ident(node.table);
+      w.write(' SET ');
+      node.set.forEach((s, i) => {
+        if (i > 0) w.write(', ');
+        w.ident(s.column);
+        w.write(' = ');
+        writeExpr(w, s.value);
+      });
+      w.write(' WHERE ');
+      writeExpr(w, node.where);
+      return;
+    case 'delete':
+      w.write('DELETE FROM ');
+      w.ident(node.table);
+      w.write(' WHERE ');
+      writeExpr(w, node.where);
+      return;
+    default:
+      return assertNever(node, 'statement');
+  }
+}
+
+function writeSelect(w: SqlWriter, s: SelectNode): void {
+  w.write('SELECT ');
+  if (s.columns.length === 0) w.write('*');
+  s.columns.forEach((c, i) => {
+    if (i > 0) w.write(', ');
+    writeExpr(w, c.expr);
+    if (c.alias !== undefined) {
+      w.write(' AS ');
+      w.ident(c.alias);
+    }
+  });
+  w.write(' FROM ');
+  writeFrom(w, s.from);
+  for (const j of s.joins) {
+    w.write(j.type === 'LEFT' ? ' LEFT JOIN ' : ' JOIN ');
+    writeFrom(w, j.from);
+    w.write(' ON ');
+    writeExpr(w, j.on);
+  }
+  if (s.where !== undefined) {
+    w.write(' WHERE ');
+    writeExpr(w, s.where);
+  }
+  if (s.orderBy.length > 0) {
+    w.write(' ORDER BY ');
+    s.orderBy.forEach((o, i) => {
+      if (i > 0) w.write(', ');
+      writeExpr(w, o.expr);
+      w.write(` ${o.direction}`);
+    });
+  }
+  if (s.limit !== undefined) {
+    w.write(' LIMIT ');
+    writeExpr(w, s.limit);
+  }
+  if (s.offset !== undefined) {
+    if (s.limit === undefined) w.write(' LIMIT -1');
+    w.write(' OFFSET ');
+    writeExpr(w, s.offset);
+  }
+}
+
+function writeFrom(w: SqlWriter, f: FromItem): void {
+  switch (f.kind) {
+    case 'table':
+      w.ident(f.table);
+      w.write(' AS ');
+      w.ident(f.alias);
+      return;
+    case 'derived':
+      w.write('(');
+      writeSelect(w, f.query);
+      w.write(') AS ');
+      w.ident(f.alias);
+      return;
+    default:
+      return assertNever(f, 'from item');
+  }
+}
+
+function writeExpr(w: SqlWriter, e: SqlExpr): void {
+  switch (e.kind) {
+    case 'column':
+      w.ident(e.table);
+      w.write('.');
+      w.ident(e.column);
+      return;
+    case 'param':
+      return w.param(e.value);
+    case 'constant':
+      if (e.value !== null && !Number.isFinite(e.value)) throw new Error('non-finite SQL constant');
+      return w.write(e.value === null ? 'NULL' : String(e.value));
+    case 'binary':
+      w.write('(');
+      writeExpr(w, e.left);
+      w.write(` ${e.operator} `);
+      writeExpr(w, e.right);
+      w.write(')');
+      return;
+    case 'not':
+      w.write('(NOT ');
+      writeExpr(w, e.operand);
+      w.write(')');
+      return;
+    case 'negate':
+      w.write('(- ');
+      writeExpr(w, e.operand);
+      w.write(')');
+      return;
+    case 'isNull':
+      w.write('(');
+      writeExpr(w, e.operand);
+      w.write(e.negated ? ' IS NOT NULL)' : ' IS NULL)');
+      return;
+    case 'like':
+      w.write('(');
+      writeExpr(w, e.operand);
+      w.write(' LIKE ');
+      writeExpr(w, e.pattern);
+      w.write(` ESCAPE '${e.escape.replace(/'/g, "''")}')`);
+      return;
+    case 'inList':
+      w.write('(');
+      writeExpr(w, e.operand);
+      w.write(e.negated ? ' NOT IN (' : ' IN (');
+      e.items.forEach((item, i) => {
+        if (i > 0) w.write(', ');
+        writeExpr(w, item);
+      });
+      w.write('))');
+      return;
+    case 'call':
+      w.write(`${e.name}(`);
+      e.args.forEach((a, i) => {
+        if (i > 0) w.write(', ');
+        writeExpr(w, a);
+      });
+      w.write(')');
+      return;
+    case 'case':
+      w.write('CASE');
+      for (const c of e.whens) {
+        w.write(' WHEN ');
+        writeExpr(w, c.when);
+        w.write(' THEN ');
+        writeExpr(w, c.then);
+      }
+      if (e.otherwise !== undefined) {
+        w.write(' ELSE ');
+        writeExpr(w, e.otherwise);
+      }
+      w.write(' END');
+      return;
+    case 'exists':
+      w.write(e.negated ? 'NOT EXISTS (' : 'EXISTS (');
+      writeSelect(w, e.query);
+      w.write(')');
+      return;
+    case 'subquery':
+      w.write('(');
+      writeSelect(w, e.query);
+      w.write(')');
+      return;
+    case 'cast':
+      w.write('CAST(');
+      writeExpr(w, e.operand);
+      w.write(` AS ${e.type})`);
+      return;
+    case 'star':
+      if (e.table !== undefined) {
+        w.ident(e.table);
+        w.write('.');
+      }
+      w.write('*');
+      return;
+    default:
+      return assertNever(e, 'SQL expression');
+  }
+}

@@ -1,0 +1,114 @@
+/**
+ * The SQL syntax tree the planner builds and the compiler prints (Kysely-style immutable nodes).
+ * Identifiers in it come only from the model; every value is a `param` node, bound at execution.
+ */
+
+/** A value bound as a statement parameter. Booleans are bound as 0/1 by the compiler. */
+export type SqlValue = string | number | bigint | boolean | null | Buffer;
+
+/** Binary SQL operators the compiler knows. */
+export type SqlBinaryOperator =
+  | '='
+  | '<>'
+  | '<'
+  | '<='
+  | '>'
+  | '>='
+  | 'AND'
+  | 'OR'
+  | '+'
+  | '-'
+  | '*'
+  | '/'
+  | '%'
+  | '||'
+  | 'IS'
+  | 'IS NOT';
+
+/** A scalar SQL expression. */
+export type SqlExpr =
+  | { readonly kind: 'column'; readonly table: string; readonly column: string }
+  | { readonly kind: 'param'; readonly value: SqlValue }
+  /** A constant printed into the SQL text: only numbers and NULL, never user strings. */
+  | { readonly kind: 'constant'; readonly value: number | null }
+  | { readonly kind: 'binary'; readonly operator: SqlBinaryOperator; readonly left: SqlExpr; readonly right: SqlExpr }
+  | { readonly kind: 'not'; readonly operand: SqlExpr }
+  | { readonly kind: 'negate'; readonly operand: SqlExpr }
+  | { readonly kind: 'isNull'; readonly operand: SqlExpr; readonly negated: boolean }
+  /** `operand LIKE pattern ESCAPE '<escape>'`; the pattern is a parameter already escaped by the planner. */
+  | { readonly kind: 'like'; readonly operand: SqlExpr; readonly pattern: SqlExpr; readonly escape: string }
+  | { readonly kind: 'inList'; readonly operand: SqlExpr; readonly items: readonly SqlExpr[]; readonly negated: boolean }
+  /** A function call; `name` comes from the dialect's function table, never from input. */
+  | { readonly kind: 'call'; readonly name: string; readonly args: readonly SqlExpr[] }
+  | {
+      readonly kind: 'case';
+      readonly whens: readonly { readonly when: SqlExpr; readonly then: SqlExpr }[];
+      readonly otherwise?: SqlExpr;
+    }
+  | { readonly kind: 'exists'; readonly query: SelectNode; readonly negated: boolean }
+  | { readonly kind: 'subquery'; readonly query: SelectNode }
+  | { readonly kind: 'cast'; readonly operand: SqlExpr; readonly type: 'INTEGER' | 'REAL' | 'TEXT' | 'NUMERIC' }
+  /** All columns of a table alias (`t0.*`). */
+  | { readonly kind: 'star'; readonly table?: string };
+
+/** One output column of a SELECT. */
+export interface SelectColumn {
+  readonly expr: SqlExpr;
+  readonly alias?: string;
+}
+
+/** A table or derived table in FROM / JOIN. */
+export type FromItem =
+  | { readonly kind: 'table'; readonly table: string; readonly alias: string }
+  | { readonly kind: 'derived'; readonly query: SelectNode; readonly alias: string };
+
+/** A join clause. */
+export interface JoinNode {
+  readonly type: 'LEFT' | 'INNER';
+  readonly from: FromItem;
+  readonly on: SqlExpr;
+}
+
+/** ORDER BY item. */
+export interface OrderItem {
+  readonly expr: SqlExpr;
+  readonly direction: 'ASC' | 'DESC';
+}
+
+/** A SELECT statement. */
+export interface SelectNode {
+  readonly kind: 'select';
+  readonly columns: readonly SelectColumn[];
+  readonly from: FromItem;
+  readonly joins: readonly JoinNode[];
+  readonly where?: SqlExpr;
+  readonly orderBy: readonly OrderItem[];
+  readonly limit?: SqlExpr;
+  readonly offset?: SqlExpr;
+}
+
+/** An INSERT of one row. */
+export interface InsertNode {
+  readonly kind: 'insert';
+  readonly table: string;
+  readonly columns: readonly string[];
+  readonly values: readonly SqlExpr[];
+}
+
+/** An UPDATE of the rows matching `where`. */
+export interface UpdateNode {
+  readonly kind: 'update';
+  readonly table: string;
+  readonly set: readonly { readonly column: string; readonly value: SqlExpr }[];
+  readonly where: SqlExpr;
+}
+
+/** A DELETE of the rows matching `where`. */
+export interface DeleteNode {
+  readonly kind: 'delete';
+  readonly table: string;
+  readonly where: SqlExpr;
+}
+
+/** Any statement the compiler prints. */
+export type StatementNode = SelectNode | InsertNode | UpdateNode | DeleteNode;

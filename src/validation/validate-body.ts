@@ -1,0 +1,116 @@
+/**
+ * Validates a POST/PATCH body against the model (conventions §2): unknown members → 400 BadRequest,
+ * read-only members → 400 BadRequest_InvalidOperation, wrong types/formats/lengths/enum members →
+ * 400 Application_FieldValidationException, each naming the field in `target` (all problems in `details`).
+ */
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import type { EntityType, Property } from '../edm/model.js';
+import { BodyValidationError, NotImplementedError, type ErrorDetail } from '../errors/odata-error.js';
+import { bodySchema } from './body-schemas.js';
+
+// ajv-formats is CommonJS; its default export arrives wrapped under ESM.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (a: Ajv) => Ajv;
+
+/** Whether the body creates a row or changes one. */
+export type BodyMode = 'create' | 'update';
+
+/** Validates request bodies; compiles one ajv validator per entity type, once. */
+export class BodyValidator {
+  private readonly ajv: Ajv;
+  private readonly validators = new Map<EntityType, ValidateFunction>();
+
+  constructor() {
+    this.ajv = new Ajv({ allErrors: true, strict: false });
+    addFormats(this.ajv);
+  }
+
+  /**
+   * Checks a parsed JSON body; returns the property values it sets (instance annotations dropped).
+   * Throws BodyValidationError (400) or NotImplementedError (501, deep insert/update).
+   */
+  validate(type: EntityType, body: unknown, mode: BodyMode): Map<Property, unknown> {
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+      throw new BodyValidationError('BadRequest', 'Invalid Request Body: the body must be a JSON object with the fields to set.');
+    }
+    const details: ErrorDetail[] = [];
+    const values = new Map<Property, unknown>();
+    for (const [name, value] of Object.entries(body as Record<string, unknown>)) {
+      if (name.includes('@')) {
+        if (name.endsWith('@odata.bind')) throw new NotImplementedError(`Binding related entities ('${name}') is not supported; set the reference field instead.`);
+        continue; // instance annotations such as @odata.etag or @odata.type are ignored
+      }
+      const prop = type.propertyByName.get(name);
+      if (prop === undefined) {
+        if (type.navigationByName.get(name)?.exposed === true) {
+          throw new NotImplementedError(`Deep insert and deep update are not supported: send '${name}' records with their own requests.`);
+        }
+        details.push({ code: 'BadRequest', target: name, message: `The property '${name}' does not exist on type '${type.qualifiedName}'.` });
+        continue;
+      }
+      if (prop.storage.kind === 'media') {
+        details.push({ code: 'BadRequest_InvalidOperation', target: name, message: `'${name}' is a media field: write it with PUT on its own URL (Content-Type ${prop.storage.contentType}).` });
+        continue;
+      }
+      if (prop.writable === 'never' || (prop.writable === 'create' && mode === 'update')) {
+        const why = prop.writable === 'never' ? 'read-only' : 'set when the record is created and cannot be changed';
+        details.push({ code: 'BadRequest_InvalidOperation', target: name, message: `The field '${name}' is ${why}.` });
+        continue;
+      }
+      values.set(prop, value);
+    }
+    if (details.length === 0) details.push(...this.typeErrors(type, body));
+    const first = details[0];
+    if (first !== undefined) {
+      const message = details.length === 1 ? first.message : `${first.message} (and ${details.length - 1} more problem${details.length > 2 ? 's' : ''}; see details)`;
+      throw new BodyValidationError(first.code, message, first.target, details);
+    }
+    return values;
+  }
+
+  private typeErrors(type: EntityType, body: object): ErrorDetail[] {
+    let validate = this.validators.get(type);
+    if (validate === undefined) {
+      validate = this.ajv.compile(bodySchema(type));
+      this.validators.set(type, validate);
+    }
+    if (validate(body)) return [];
+    const seen = new Set<string>();
+    const out: ErrorDetail[] = [];
+    for (const e of validate.errors ?? []) {
+      const field = e.instancePath.split('/')[1] ?? '';
+      if (field === '' || seen.has(field)) continue;
+      seen.add(field);
+      const prop = type.propertyByName.get(field);
+      const value = (body as Record<string, unknown>)[field];
+      out.push({ code: 'Application_FieldValidationException', target: field, message: describeError(field, prop, value, e) });
+    }
+    return out;
+  }
+}
+
+function describeError(field: string, prop: Property | undefined, value: unknown, e: ErrorObject): string {
+  const shown = JSON.stringify(value);
+  if (prop === undefined) return `The value ${shown} of '${field}' is invalid.`;
+  if (value === null && !prop.nullable) return `The field '${field}' cannot be null.`;
+  const t = prop.type;
+  if (t.kind === 'enum') {
+    return `The value ${shown} is not a member of '${t.enumType.qualifiedName}' for field '${field}'. The existing members are: ${t.enumType.members.map((m) => m.encoded).join(', ')}.`;
+  }
+  if (t.name === 'Edm.String' && typeof value === 'string' && prop.maxLength !== undefined && value.length > prop.maxLength) {
+    return `The length of the string is ${value.length}, but it must be less than or equal to ${prop.maxLength} characters. Field: '${field}'.`;
+  }
+  const expected: Record<string, string> = {
+    'Edm.Guid': 'a GUID such as "2f0c0a6e-1b2c-4d5e-8f90-0123456789ab"',
+    'Edm.String': 'a string',
+    'Edm.Boolean': 'true or false',
+    'Edm.Int32': 'a whole number between -2147483648 and 2147483647',
+    'Edm.Int64': 'a whole number',
+    'Edm.Decimal': 'a number',
+    'Edm.Double': 'a number',
+    'Edm.Date': 'a date such as "2024-01-15"',
+    'Edm.DateTimeOffset': 'a date and time with offset such as "2024-01-15T10:30:00Z"',
+    'Edm.TimeOfDay': 'a time such as "10:30:00"',
+  };
+  return `The value ${shown} of field '${field}' is not valid: expected ${expected[t.name] ?? t.name}${e.keyword === 'format' ? '' : ''}.`;
+}
