@@ -1,0 +1,101 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { Ajv } from 'ajv';
+import formatsPlugin from 'ajv-formats';
+import { toCsdlJson } from '../../../src/serialize/csdl-json.js';
+import { loadTestModel, REPO_ROOT } from '../../fixtures/model.js';
+
+/** The OASIS CSDL JSON schema (draft-07; its name patterns use \p{L}, which ajv's unicode regexps handle). */
+const CSDL_SCHEMA = path.resolve(REPO_ROOT, '../shared/conformance/csdl.schema.json');
+
+/** A JSON object of the CSDL document, for reading members in the spot checks. */
+type JsonObject = { readonly [member: string]: unknown };
+
+const member = (value: unknown, name: string): JsonObject => {
+  const found = (value as JsonObject)[name];
+  if (typeof found !== 'object' || found === null) throw new Error(`no object member ${name}`);
+  return found as JsonObject;
+};
+
+describe('CSDL JSON of the repository model', () => {
+  const document = toCsdlJson(loadTestModel());
+  const schemaObject = member(document, 'Microsoft.NAV');
+  const validate = (() => {
+    if (!fs.existsSync(CSDL_SCHEMA)) throw new Error(`The CSDL JSON schema is missing: ${CSDL_SCHEMA}`);
+    const ajv = new Ajv({ strict: false, allErrors: true });
+    formatsPlugin.default(ajv);
+    return ajv.compile(JSON.parse(fs.readFileSync(CSDL_SCHEMA, 'utf8')) as object);
+  })();
+
+  test('is valid against the OASIS csdl.schema.json', () => {
+    const valid = validate(document);
+    expect(validate.errors ?? []).toEqual([]);
+    expect(valid).toBe(true);
+  });
+
+  test('negative control: a broken copy is rejected', () => {
+    const broken = structuredClone(document) as Record<string, Record<string, Record<string, unknown>>>;
+    const ecn = broken['Microsoft.NAV']?.['engChangeNotice'];
+    if (!ecn) throw new Error('no engChangeNotice');
+    ecn['number'] = { $Type: 'Edm.String', $Nullable: 'no' };
+    expect(validate(broken)).toBe(false);
+    expect(validate({ ...document, $Version: '5.0' })).toBe(false);
+  });
+
+  test('has the header members', () => {
+    expect(Object.keys(document).slice(0, 3)).toEqual(['$Version', '$EntityContainer', '$Reference']);
+    expect(member(document, '$Reference')).toEqual({
+      'https://oasis-tcs.github.io/odata-vocabularies/vocabularies/Org.OData.Core.V1.json': { $Include: [{ $Namespace: 'Org.OData.Core.V1', $Alias: 'Core' }] },
+    });
+    expect((document as JsonObject)['$EntityContainer']).toBe('Microsoft.NAV.NAV');
+  });
+
+  test('writes enum types by encoded member name', () => {
+    expect(member(schemaObject, 'ecnSourceType')).toMatchObject({ $Kind: 'EnumType', _x0020_: 0, Prod_x002E__x0020_Order: 1, Item: 4 });
+  });
+
+  test('writes properties with JSON defaults ($Nullable false, facets, annotations)', () => {
+    const ecn = member(schemaObject, 'engChangeNotice');
+    expect(ecn['$Kind']).toBe('EntityType');
+    expect(ecn['$Key']).toEqual(['id']);
+    expect(ecn['number']).toEqual({ $Type: 'Edm.String', $MaxLength: 20 });
+    expect(ecn['drawingNumber']).toEqual({ $Type: 'Edm.String', $Nullable: true, $MaxLength: 30 });
+    expect(ecn['status']).toEqual({ $Type: 'Microsoft.NAV.ecnStatus' });
+    expect(member(member(schemaObject, 'engChangeOrderTask'), 'assignedEmail')).toMatchObject({ '@Core.Computed': true, '@Core.Permissions': 'Read' });
+    expect(member(member(schemaObject, 'engChangeOrder'), 'changeDescription')).toMatchObject({ $Type: 'Edm.Stream', '@Core.AcceptableMediaTypes': ['text/plain'] });
+    expect(Object.keys(ecn).slice(2, 5)).toEqual(['id', 'number', 'status']);
+  });
+
+  test('writes navigations, containment and referential constraints', () => {
+    expect(member(member(schemaObject, 'engChangeNotice'), 'engChangeNoticeComments')).toEqual({
+      $Kind: 'NavigationProperty', $Type: 'Microsoft.NAV.engChangeNoticeComment', $Collection: true, $Partner: 'engChangeNotice', $ContainsTarget: true,
+    });
+    expect(member(member(schemaObject, 'engChangeNoticeComment'), 'engChangeNotice')).toEqual({
+      $Kind: 'NavigationProperty', $Type: 'Microsoft.NAV.engChangeNotice', $Partner: 'engChangeNoticeComments', $ReferentialConstraint: { engChangeNoticeId: 'id' },
+    });
+    expect(member(member(schemaObject, 'engChangeNotice'), 'changeReason')).toEqual({ $Kind: 'NavigationProperty', $Type: 'Microsoft.NAV.changeReason', $Nullable: true });
+    expect(member(member(schemaObject, 'company'), 'engChangeNotices')).toEqual({ $Kind: 'NavigationProperty', $Type: 'Microsoft.NAV.engChangeNotice', $Collection: true, $ContainsTarget: true });
+  });
+
+  test('writes bound actions as overload arrays and the container with bindings', () => {
+    expect(schemaObject['createEngChangeOrder']).toEqual([{
+      $Kind: 'Action',
+      $IsBound: true,
+      $Parameter: [{ $Name: 'bindingParameter', $Type: 'Microsoft.NAV.engChangeNotice' }],
+      $ReturnType: { $Type: 'Microsoft.NAV.engChangeOrder' },
+      '@Core.Description': 'Creates an engineering change order from an approved ECN.',
+    }]);
+    const container = member(schemaObject, 'NAV');
+    expect(container['$Kind']).toBe('EntityContainer');
+    expect(member(container, 'engChangeOrderTasks')).toEqual({
+      $Collection: true,
+      $Type: 'Microsoft.NAV.engChangeOrderTask',
+      $NavigationPropertyBinding: { engChangeOrder: 'engChangeOrders', assignedUser: 'userSetups', workCenterGroup: 'workCenterGroups' },
+    });
+    expect(member(container, 'companies')).toEqual({ $Collection: true, $Type: 'Microsoft.NAV.company' });
+  });
+
+  test('is deterministic', () => {
+    expect(JSON.stringify(toCsdlJson(loadTestModel()))).toBe(JSON.stringify(document));
+  });
+});

@@ -1,0 +1,140 @@
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { XMLParser } from 'fast-xml-parser';
+import { toCsdlXml } from '../../../src/serialize/csdl-xml.js';
+import { loadTestModel, REPO_ROOT } from '../../fixtures/model.js';
+
+/** The OASIS EDMX schema (it imports edm.xsd beside it). */
+const EDMX_XSD = path.resolve(REPO_ROOT, '../shared/conformance/edmx.xsd');
+
+/** Element names that may repeat, parsed as arrays whatever their count. */
+const REPEATING = new Set(['EnumType', 'Member', 'EntityType', 'Property', 'NavigationProperty', 'Annotation', 'Action', 'EntitySet', 'NavigationPropertyBinding', 'ReferentialConstraint', 'PropertyRef', 'String']);
+
+/** A parsed element: attributes as `@_Name`, children by element name. */
+interface Element {
+  readonly [name: string]: string | Element | readonly Element[] | undefined;
+}
+
+let workDir: string;
+beforeAll(() => {
+  workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'csdl-xml-'));
+});
+afterAll(() => {
+  fs.rmSync(workDir, { recursive: true, force: true });
+});
+
+/** Runs xmllint against edmx.xsd; fails (never skips) when xmllint or the schema is missing. */
+function validate(xml: string, name: string): { status: number | null; output: string } {
+  if (!fs.existsSync(EDMX_XSD)) throw new Error(`The CSDL XML schema is missing: ${EDMX_XSD} (expected ../shared/conformance/ beside the repository).`);
+  const file = path.join(workDir, name);
+  fs.writeFileSync(file, xml);
+  const result = spawnSync('xmllint', ['--noout', '--schema', EDMX_XSD, file], { encoding: 'utf8' });
+  if (result.error) {
+    throw new Error(`xmllint could not be run (${result.error.message}). Install it: apt-get install -y libxml2-utils (Debian package libxml2-utils).`);
+  }
+  return { status: result.status, output: `${result.stdout}${result.stderr}` };
+}
+
+const list = (value: Element[string]): readonly Element[] => (Array.isArray(value) ? value : value === undefined || typeof value === 'string' ? [] : [value as Element]);
+const named = (elements: Element[string], name: string): Element => {
+  const found = list(elements).find((element) => element['@_Name'] === name);
+  if (!found) throw new Error(`no element named ${name}`);
+  return found;
+};
+
+describe('CSDL XML of the repository model', () => {
+  const xml = toCsdlXml(loadTestModel());
+  const parsed = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@_', isArray: (name) => REPEATING.has(name) }).parse(xml) as Element;
+  const edmx = parsed['edmx:Edmx'] as Element;
+  const schema = (edmx['edmx:DataServices'] as Element)['Schema'] as Element;
+  const entityType = (name: string): Element => named(schema['EntityType'], name);
+  const container = schema['EntityContainer'] as Element;
+
+  test('is valid against the OASIS edmx.xsd (xmllint)', () => {
+    const { status, output } = validate(xml, 'metadata.xml');
+    expect(output).toContain('validates');
+    expect(status).toBe(0);
+  });
+
+  test('negative control: xmllint rejects a broken document', () => {
+    const broken = xml.replace('<EntityType Name="engChangeNotice">', '<EntityType Name="eng ChangeNotice">');
+    expect(broken).not.toBe(xml);
+    expect(validate(broken, 'broken.xml').status).not.toBe(0);
+  });
+
+  test('has the declaration, version, Core reference and namespace', () => {
+    expect(xml.startsWith('<?xml version="1.0" encoding="utf-8"?>')).toBe(true);
+    expect(edmx['@_Version']).toBe('4.0');
+    const include = (edmx['edmx:Reference'] as Element)['edmx:Include'] as Element;
+    expect([include['@_Namespace'], include['@_Alias']]).toEqual(['Org.OData.Core.V1', 'Core']);
+    expect(schema['@_Namespace']).toBe('Microsoft.NAV');
+    expect(container['@_Name']).toBe('NAV');
+  });
+
+  test('writes enum members by encoded name with their values', () => {
+    const members = list(named(schema['EnumType'], 'ecnSourceType')['Member']).map((m) => [m['@_Name'], m['@_Value']]);
+    expect(members).toEqual([['_x0020_', '0'], ['Prod_x002E__x0020_Order', '1'], ['Sales_x0020_Quote', '2'], ['Sales_x0020_Order', '3'], ['Item', '4']]);
+    expect(list(named(schema['EnumType'], 'ecoTaskStatus')['Member'])[0]?.['@_Name']).toBe('Not_x0020_Started');
+  });
+
+  test('declares the bound action with its binding parameter and return type', () => {
+    const action = named(schema['Action'], 'createEngChangeOrder');
+    expect(action['@_IsBound']).toBe('true');
+    expect((action['Parameter'] as Element)['@_Type']).toBe('Microsoft.NAV.engChangeNotice');
+    expect((action['ReturnType'] as Element)['@_Type']).toBe('Microsoft.NAV.engChangeOrder');
+  });
+
+  test('marks containment, and puts referential constraints only on referential navigations', () => {
+    const comments = named(entityType('engChangeNotice')['NavigationProperty'], 'engChangeNoticeComments');
+    expect(comments).toMatchObject({ '@_Type': 'Collection(Microsoft.NAV.engChangeNoticeComment)', '@_ContainsTarget': 'true', '@_Partner': 'engChangeNotice' });
+    expect(comments['ReferentialConstraint']).toBeUndefined();
+    const back = named(entityType('engChangeNoticeComment')['NavigationProperty'], 'engChangeNotice');
+    expect(back['@_Nullable']).toBe('false');
+    expect(list(back['ReferentialConstraint'])).toEqual([{ '@_Property': 'engChangeNoticeId', '@_ReferencedProperty': 'id' }]);
+    const reason = named(entityType('engChangeNotice')['NavigationProperty'], 'changeReason');
+    expect(reason['ReferentialConstraint']).toBeUndefined();
+    expect(reason['@_Nullable']).toBeUndefined();
+    for (const type of list(schema['EntityType'])) {
+      for (const navigation of list(type['NavigationProperty'])) {
+        if (String(navigation['@_Type']).startsWith('Collection(')) expect(navigation['ReferentialConstraint']).toBeUndefined();
+      }
+    }
+  });
+
+  test('binds non-containment navigations to their target sets', () => {
+    const tasks = named(container['EntitySet'], 'engChangeOrderTasks');
+    expect(list(tasks['NavigationPropertyBinding'])).toContainEqual({ '@_Path': 'engChangeOrder', '@_Target': 'engChangeOrders' });
+    expect(list(tasks['NavigationPropertyBinding']).map((b) => b['@_Path'])).not.toContain('predecessors');
+    expect(list(container['EntitySet'])).toHaveLength(12);
+  });
+
+  test('gives the company type one containment navigation per company-scoped set', () => {
+    const navigations = list(entityType('company')['NavigationProperty']);
+    const model = loadTestModel();
+    const scoped = model.entityTypes.filter((t) => t.scope === 'company');
+    expect(navigations.map((n) => n['@_Name'])).toEqual(scoped.map((t) => t.entitySet));
+    for (const navigation of navigations) {
+      expect(navigation['@_ContainsTarget']).toBe('true');
+      expect(navigation['@_Type']).toBe(`Collection(${model.entityTypeBySet.get(String(navigation['@_Name']))?.qualifiedName})`);
+    }
+  });
+
+  test('annotates read-only, create-only and media properties, but not the key', () => {
+    const terms = (type: string, property: string): unknown[] => list(named(entityType(type)['Property'], property)['Annotation']).map((a) => [a['@_Term'], a['@_Bool'] ?? a['@_EnumMember'] ?? a['Collection'] ?? a['@_String']]);
+    expect(terms('engChangeOrderTask', 'assignedEmail')).toEqual(expect.arrayContaining([['Core.Computed', 'true'], ['Core.Permissions', 'Core.Permission/Read']]));
+    expect(terms('engChangeNotice', 'lastModifiedDateTime')).toEqual([['Core.Computed', 'true'], ['Core.Permissions', 'Core.Permission/Read']]);
+    expect(terms('engChangeNoticeComment', 'engChangeNoticeId')).toEqual([['Core.Immutable', 'true']]);
+    expect(terms('engChangeOrder', 'changeDescription')).toContainEqual(['Core.AcceptableMediaTypes', { String: ['text/plain'] }]);
+    expect(terms('engChangeNotice', 'id').map((t) => (t as string[])[0])).not.toContain('Core.Computed');
+    expect(terms('engChangeNotice', 'status')).toEqual([]);
+    const number = named(entityType('engChangeNotice')['Property'], 'number');
+    expect([number['@_Type'], number['@_Nullable'], number['@_MaxLength']]).toEqual(['Edm.String', 'false', '20']);
+    expect(named(entityType('engChangeNoticeBOMLine')['Property'], 'quantityPer')).toMatchObject({ '@_Precision': '18', '@_Scale': '5' });
+  });
+
+  test('is deterministic', () => {
+    expect(toCsdlXml(loadTestModel())).toBe(xml);
+  });
+});

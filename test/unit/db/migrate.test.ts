@@ -1,0 +1,80 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadModel } from '../../../src/edm/load-model.js';
+import { openDatabase } from '../../../src/db/database.js';
+import { migrate, MigrationError } from '../../../src/db/migrate.js';
+import { createTableSql } from '../../../src/db/ddl.js';
+
+const repoMetadata = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../../metadata');
+
+function copyMetadata(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ecn-meta-'));
+  fs.cpSync(repoMetadata, dir, { recursive: true });
+  return dir;
+}
+
+function editEntity(dir: string, name: string, edit: (e: { properties: Record<string, unknown>[] }) => void): void {
+  const file = path.join(dir, 'entities', `${name}.json`);
+  const json = JSON.parse(fs.readFileSync(file, 'utf8')) as { properties: Record<string, unknown>[] };
+  edit(json);
+  fs.writeFileSync(file, JSON.stringify(json, null, 2));
+}
+
+describe('schema from the model', () => {
+  test('tables are STRICT, have the hidden company and version columns, and cascade containment', () => {
+    const model = loadModel(repoMetadata);
+    const comment = model.entityTypeByName.get('engChangeNoticeComment');
+    expect(comment).toBeDefined();
+    const sql = createTableSql(model, comment!);
+    expect(sql).toContain('"_companyId" TEXT NOT NULL REFERENCES "companies"("id") ON DELETE CASCADE');
+    expect(sql).toContain('"engChangeNoticeId" TEXT NOT NULL REFERENCES "engChangeNotices"("id") ON DELETE CASCADE');
+    expect(sql).toContain('"_version" INTEGER NOT NULL DEFAULT 0');
+    expect(sql).toMatch(/\) STRICT$/);
+  });
+
+  test('every model table exists after migrate, and computed properties have no column', () => {
+    const model = loadModel(repoMetadata);
+    const db = openDatabase(':memory:');
+    const report = migrate(db, model);
+    expect(report.createdTables.sort()).toEqual(model.entityTypes.map((t) => t.table).sort());
+    const cols = (db.raw.prepare(`SELECT name FROM pragma_table_info('engChangeNotices')`).all() as { name: string }[]).map((c) => c.name);
+    expect(cols).toContain('number');
+    expect(cols).not.toContain('bomExists');
+    const indexes = (db.raw.prepare(`SELECT name FROM sqlite_master WHERE type='index' AND tbl_name='engChangeNoticeComments'`).all() as { name: string }[]).map((i) => i.name);
+    expect(indexes).toContain('engChangeNoticeComments_ix_engChangeNoticeId');
+    // A second run changes nothing.
+    expect(migrate(db, model)).toEqual({ createdTables: [], addedColumns: [] });
+    db.close();
+  });
+
+  test('a new nullable field and a new entity are added to an existing database without losing rows', () => {
+    const dir = copyMetadata();
+    const dbFile = path.join(dir, 'db.sqlite');
+    const db1 = openDatabase(dbFile);
+    migrate(db1, loadModel(dir));
+    db1.raw.prepare(`INSERT INTO "companies" ("id", "name", "_version") VALUES ('c1', 'C1', 1)`).run();
+    db1.raw.prepare(`INSERT INTO "changeReasons" ("id", "_companyId", "code", "lastModifiedDateTime", "_version") VALUES ('r1', 'c1', 'X', '2026-01-01T00:00:00.000Z', 1)`).run();
+    db1.close();
+
+    editEntity(dir, 'changeReason', (e) => e.properties.splice(2, 0, { name: 'category', type: 'Edm.String', maxLength: 20 }));
+    const db2 = openDatabase(dbFile);
+    const report = migrate(db2, loadModel(dir));
+    expect(report.addedColumns).toEqual(['changeReasons.category']);
+    expect(db2.raw.prepare(`SELECT "code", "category" FROM "changeReasons"`).all()).toEqual([{ code: 'X', category: null }]);
+    db2.close();
+  });
+
+  test('a new required field without default on an existing table stops with an explanation', () => {
+    const dir = copyMetadata();
+    const dbFile = path.join(dir, 'db.sqlite');
+    const db1 = openDatabase(dbFile);
+    migrate(db1, loadModel(dir));
+    db1.close();
+    editEntity(dir, 'contact', (e) => e.properties.splice(2, 0, { name: 'phone', type: 'Edm.String', nullable: false }));
+    const db2 = openDatabase(dbFile);
+    expect(() => migrate(db2, loadModel(dir))).toThrow(MigrationError);
+    expect(() => migrate(db2, loadModel(dir))).toThrow(/Make it nullable/);
+    db2.close();
+  });
+});
