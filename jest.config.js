@@ -13,4 +13,5 @@ export default {
     }],
   },
   testTimeout: 30000,
+  testResultsProcessor: '<rootDir>/.ci/jest-results.cjs',
 };

@@ -21,12 +21,12 @@ export function parseFlags<O extends Options>(command: string, argv: string[], o
   }
 }
 
-/** A positive integer flag value, or a UsageError. */
+/** A TCP port flag value (0 = any free port), or a UsageError. */
 export function intFlag(command: string, name: string, value: string | boolean | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   const n = Number(value);
-  if (typeof value !== 'string' || !/^\d+$/.test(value) || n < 1 || n > 65535) {
-    throw new UsageError(`ecn-odata ${command}: --${name} must be a whole number between 1 and 65535, got '${String(value)}'.`);
+  if (typeof value !== 'string' || !/^\d+$/.test(value) || n > 65535) {
+    throw new UsageError(`ecn-odata ${command}: --${name} must be a whole number between 0 and 65535, got '${String(value)}'.`);
   }
   return n;
 }

@@ -9,7 +9,7 @@ import { defaultOptions } from '../config.js';
 import { createService } from '../service.js';
 import { createExpressApp } from '../http/express-app.js';
 import { businessActions } from '../rules/index.js';
-import { seedDemoIfEmpty } from '../seed/demo.js';
+import { DEMO_DEFAULT_COMPANY, seedDemoIfEmpty } from '../seed/demo.js';
 import { intFlag, parseFlags, UsageError } from './args.js';
 
 /** Help text of `serve`. */
@@ -52,20 +52,16 @@ export async function serve(argv: string[]): Promise<Server | undefined> {
     dbFile,
     ...(typeof values['metadata'] === 'string' ? { metadataDir: values['metadata'] } : {}),
     ...(typeof values['log-level'] === 'string' ? { logLevel: values['log-level'] } : {}),
-    ...(typeof values['default-company'] === 'string' ? { defaultCompany: values['default-company'] } : {}),
+    ...(typeof values['default-company'] === 'string' ? { defaultCompany: values['default-company'] } : seed === 'demo' ? { defaultCompany: DEMO_DEFAULT_COMPANY } : {}),
   });
-  let service = createService(opts, businessActions);
-  if (seed === 'demo') {
-    const seeded = seedDemoIfEmpty(service.context);
-    if (seeded !== undefined && opts.defaultCompany === undefined) {
-      service.close();
-      service = createService({ ...opts, defaultCompany: seeded.defaultCompany }, businessActions);
-    }
-  }
+  const service = createService(opts, businessActions);
+  if (seed === 'demo') seedDemoIfEmpty(service.context);
   const app = createExpressApp(service);
   return await new Promise<Server>((resolve, reject) => {
     const server = app.listen(port, host, () => {
-      const root = `http://${host.includes(':') ? `[${host}]` : host}:${port}${service.model.service.serviceRoot}`;
+      const address = server.address();
+      const actualPort = typeof address === 'object' && address !== null ? address.port : port;
+      const root = `http://${host.includes(':') ? `[${host}]` : host}:${actualPort}${service.model.service.serviceRoot}`;
       console.log(`ecn-odata serving ${root}/ (database ${dbFile})`);
       console.log(`  service document: ${root}/`);
       console.log(`  metadata:         ${root}/$metadata`);

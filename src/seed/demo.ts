@@ -16,10 +16,11 @@ import { Prng } from './prng.js';
 /** What seeding wrote. */
 export interface SeedResult {
   readonly summary: string;
-  /** Name of the company unscoped URLs use by default in the demo. */
-  readonly defaultCompany: string;
   readonly companyIds: readonly string[];
 }
+
+/** The demo company unscoped URLs use when `serve --seed demo` is given no other. */
+export const DEMO_DEFAULT_COMPANY = 'CRONUS';
 
 const COMPANIES = [
   { name: 'CRONUS', displayName: 'CRONUS International Ltd.' },
@@ -143,5 +144,5 @@ export function seedDemoIfEmpty(svc: ServiceContext): SeedResult | undefined {
     });
   });
   const summary = [...counts.entries()].map(([set, n]) => `${n} ${set}`).join(', ');
-  return { summary, defaultCompany: COMPANIES[0]?.name ?? '', companyIds };
+  return { summary, companyIds };
 }

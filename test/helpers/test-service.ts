@@ -1,0 +1,74 @@
+/**
+ * An in-process service for tests: the real model and code on a fresh database with the demo data,
+ * driven through `handle()` (no socket). `call()` returns status, headers and the parsed body.
+ */
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { createService, type Service } from '../../src/service.js';
+import { defaultOptions } from '../../src/config.js';
+import { businessActions } from '../../src/rules/index.js';
+import { seedDemoIfEmpty } from '../../src/seed/demo.js';
+import type { Principal } from '../../src/core/request.js';
+
+/** The repository's metadata folder. */
+export const REPO_METADATA = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../metadata');
+
+/** A response as tests see it. */
+export interface TestResponse {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly text: string;
+  /** Parsed JSON body (undefined when not JSON). */
+  readonly json: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- test convenience
+}
+
+/** Request options. */
+export interface CallInit {
+  readonly body?: unknown;
+  readonly headers?: Record<string, string>;
+  readonly principal?: Principal;
+}
+
+/** A test service with helpers. */
+export interface TestService {
+  readonly service: Service;
+  readonly root: string;
+  readonly companyIds: readonly string[];
+  call(method: string, url: string, init?: CallInit): TestResponse;
+  close(): void;
+}
+
+/** Starts a service on an in-memory (or given) database, seeded with the demo data. */
+export function startTestService(opts: { metadataDir?: string; dbFile?: string; seed?: boolean; defaultCompany?: string } = {}): TestService {
+  const service = createService(
+    defaultOptions({ metadataDir: opts.metadataDir ?? REPO_METADATA, dbFile: opts.dbFile ?? ':memory:', logLevel: 'silent', ...(opts.defaultCompany ? { defaultCompany: opts.defaultCompany } : {}) }),
+    businessActions,
+  );
+  const seeded = opts.seed === false ? undefined : seedDemoIfEmpty(service.context);
+  const root = 'http://localhost/api/v2.0';
+  const call = (method: string, url: string, init: CallInit = {}): TestResponse => {
+    const q = url.indexOf('?');
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(init.headers ?? {})) headers[k.toLowerCase()] = v;
+    let body: Buffer | undefined;
+    if (init.body !== undefined) {
+      body = Buffer.isBuffer(init.body) ? init.body : Buffer.from(typeof init.body === 'string' ? init.body : JSON.stringify(init.body), 'utf8');
+      headers['content-type'] ??= 'application/json';
+    }
+    const res = service.handle({
+      method,
+      path: q < 0 ? url : url.slice(0, q),
+      rawQuery: q < 0 ? '' : url.slice(q + 1),
+      headers,
+      body,
+      serviceRootUrl: root,
+      requestId: randomUUID(),
+      principal: init.principal ?? { userId: 'TESTER', companies: 'all', ...(seeded && !opts.defaultCompany ? { defaultCompany: seeded.companyIds[0] } : {}) },
+    });
+    const text = res.body === undefined ? '' : Buffer.isBuffer(res.body) ? res.body.toString('utf8') : res.body;
+    let json: unknown;
+    if ((res.headers['Content-Type'] ?? '').startsWith('application/json') && text !== '') json = JSON.parse(text);
+    return { status: res.status, headers: res.headers, text, json };
+  };
+  return { service, root, companyIds: seeded?.companyIds ?? [], call, close: () => service.close() };
+}

@@ -1,0 +1,81 @@
+/**
+ * The command line as a user runs it (the compiled bin, as `npm start` does): help, usage errors with
+ * exit code 2 and one line, seeding, serving.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../..');
+const bin = path.join(root, 'dist', 'src', 'cli', 'main.js');
+
+beforeAll(() => {
+  if (!fs.existsSync(bin)) throw new Error(`${bin} is missing: run 'npm run build' (npm test does it first).`);
+});
+
+const run = (...args: string[]): ReturnType<typeof spawnSync> => spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', cwd: os.tmpdir() });
+
+test.each([['serve'], ['seed']])('%s --help prints usage and exits 0', (cmd) => {
+  const r = run(cmd, '--help');
+  expect(r.status).toBe(0);
+  expect(r.stdout).toContain(`Usage: ecn-odata ${cmd}`);
+});
+
+test.each([
+  [['serve', '--prot', '80'], /Unknown option '--prot'/],
+  [['serve', '--port', 'abc'], /--port must be a whole number/],
+  [['serve', '--seed', 'big'], /--seed takes 'demo'/],
+  [['seed', '--dataset', 'x'], /--dataset takes 'demo'/],
+  [['frobnicate'], /unknown command 'frobnicate'/],
+])('%j is a one-line usage error with exit code 2', (args, message) => {
+  const r = run(...(args as string[]));
+  expect(r.status).toBe(2);
+  expect(String(r.stderr).trim().split('\n')).toHaveLength(1);
+  expect(r.stderr).toMatch(message as RegExp);
+});
+
+test('a broken model stops start-up with the file, pointer and fix, no stack trace', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ecn-cli-'));
+  fs.cpSync(path.join(root, 'metadata'), path.join(dir, 'metadata'), { recursive: true });
+  const file = path.join(dir, 'metadata', 'entities', 'contact.json');
+  fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('"Edm.String"', '"Edm.Strin"'));
+  const r = run('seed', '--db', path.join(dir, 'x.sqlite'), '--metadata', path.join(dir, 'metadata'));
+  expect(r.status).toBe(1);
+  expect(r.stderr).toContain('contact.json');
+  expect(r.stderr).toMatch(/\/properties\/\d+\/type/);
+  expect(r.stderr).toContain('Fix:');
+  expect(r.stderr).not.toMatch(/\n\s+at /);
+});
+
+test('seed writes the demo data once', () => {
+  const db = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ecn-seed-')), 'demo.sqlite');
+  const first = run('seed', '--db', db);
+  expect(first.status).toBe(0);
+  expect(first.stdout).toMatch(/Seeded .*engChangeNotices/);
+  const second = run('seed', '--db', db);
+  expect(second.status).toBe(0);
+  expect(second.stdout).toContain('nothing seeded');
+});
+
+test('serve --seed demo prints the service root and answers on it', async () => {
+  const db = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ecn-serve-')), 'demo.sqlite');
+  const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--db', db, '--seed', 'demo', '--log-level', 'silent'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        const m = /serving (http:\/\/\S+\/api\/v2\.0)\//.exec(out);
+        if (m?.[1]) resolve(m[1]);
+      });
+      child.on('exit', (code) => reject(new Error(`serve exited with ${String(code)}: ${out}`)));
+    });
+    const r = await fetch(`${url}/engChangeNotices?$top=2`);
+    expect(r.status).toBe(200);
+    const body = (await r.json()) as { value: unknown[] };
+    expect(body.value).toHaveLength(2);
+  } finally {
+    child.kill('SIGTERM');
+  }
+});

@@ -1,0 +1,63 @@
+/**
+ * The HTTP layer over a real socket-less express app (supertest): headers, HEAD, paths outside the
+ * service root, body size limit, request ids.
+ */
+import request from 'supertest';
+import { createExpressApp } from '../../../src/http/express-app.js';
+import { startTestService, type TestService } from '../../helpers/test-service.js';
+import type { Express } from 'express';
+
+let t: TestService;
+let app: Express;
+beforeAll(() => {
+  t = startTestService({ defaultCompany: 'CRONUS' });
+  app = createExpressApp(t.service);
+});
+afterAll(() => t.close());
+
+test('GET the service document with OData headers and an absolute context', async () => {
+  const r = await request(app).get('/api/v2.0/').expect(200);
+  expect(r.headers['odata-version']).toBe('4.0');
+  expect(r.headers['content-type']).toBe('application/json; odata.metadata=minimal');
+  expect(r.body['@odata.context']).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v2\.0\/\$metadata$/);
+  expect(r.body.value.map((v: { name: string }) => v.name)).toContain('engChangeNotices');
+  expect(r.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+});
+
+test('$metadata is XML by default, also for a JSON-first Accept that lists XML (Power Query)', async () => {
+  const accept = 'application/json;odata.metadata=minimal;q=1.0,application/json;odata=minimalmetadata;q=0.9,application/atomsvc+xml;q=0.8,application/atom+xml;q=0.8,application/xml;q=0.7,text/plain;q=0.7';
+  const r = await request(app).get('/api/v2.0/$metadata').set('Accept', accept).expect(200);
+  expect(r.headers['content-type']).toMatch(/^application\/xml/);
+  const j = await request(app).get('/api/v2.0/$metadata?$format=json').expect(200);
+  expect(j.headers['content-type']).toMatch(/^application\/json/);
+  expect(j.body.$Version).toBe('4.0');
+});
+
+test('HEAD answers like GET without a body (SAP Cloud SDK CSRF probe)', async () => {
+  const r = await request(app).head('/api/v2.0/engChangeNotices').expect(200);
+  expect(r.headers['odata-version']).toBe('4.0');
+  expect(r.text ?? '').toBe('');
+});
+
+test('a path outside the service root is an OData 404', async () => {
+  const r = await request(app).get('/nothing/here').expect(404);
+  expect(r.body.error.code).toBe('BadRequest_NotFound');
+  expect(r.headers['odata-version']).toBe('4.0');
+});
+
+test('a body over the configured limit is refused with 413 before it is buffered', async () => {
+  const big = JSON.stringify({ drawingNumber: 'x'.repeat(t.service.model.service.maxBodyBytes) });
+  const r = await request(app).post('/api/v2.0/engChangeNotices').set('Content-Type', 'application/json').send(big).expect(413);
+  expect(r.body.error.code).toBe('BadRequest_PayloadTooLarge');
+});
+
+test('a client request id is echoed', async () => {
+  const r = await request(app).get('/api/v2.0/companies').set('x-request-id', 'abc-123').expect(200);
+  expect(r.headers['x-request-id']).toBe('abc-123');
+});
+
+test('a POST round trip over HTTP', async () => {
+  const r = await request(app).post('/api/v2.0/engChangeNotices').send({ sourceNumber: 'HTTP-1', changeReasonCode: 'COST' }).expect(201);
+  expect(r.headers['location']).toContain(`/engChangeNotices(${r.body.id})`);
+  expect(r.headers['etag']).toBe(r.body['@odata.etag']);
+});
