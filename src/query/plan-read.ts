@@ -1,0 +1,83 @@
+/**
+ * Plans the SELECT of an entity read: the columns of the entity (stored, computed, row version),
+ * restricted to one company and to the conditions the path implies (key, parent reference).
+ */
+import { HIDDEN_COLUMNS, type EntityType } from '../edm/model.js';
+import type { StoredValue } from '../edm/values.js';
+import { and, col, eq, param, select } from '../sql/build.js';
+import type { OrderItem, SelectColumn, SelectNode, SqlExpr } from '../sql/nodes.js';
+import { AliasGenerator } from './alias-generator.js';
+import { computedExpr } from './plan-computed.js';
+
+/** Alias of the version column in result rows. */
+export const VERSION_ALIAS = HIDDEN_COLUMNS.version;
+
+/** A column equality the path imposes (`id = key`, `engChangeNoticeId = parent id`). */
+export interface PathCondition {
+  readonly property: string;
+  readonly value: StoredValue;
+}
+
+/** What to read. */
+export interface ReadPlanInput {
+  readonly type: EntityType;
+  /** The company of a company-scoped type; required for those, ignored for global types. */
+  readonly companyId: string | undefined;
+  readonly conditions: readonly PathCondition[];
+  /** Property names to return; undefined = all. The key is always returned. */
+  readonly select?: ReadonlySet<string>;
+  /** Extra filter (already planned), AND-ed to the path conditions. */
+  readonly where?: (alias: string, aliases: AliasGenerator) => SqlExpr | undefined;
+  readonly orderBy?: (alias: string, aliases: AliasGenerator) => readonly OrderItem[];
+  readonly limit?: number;
+  readonly offset?: number;
+}
+
+/** The columns of an entity row: stored and computed properties (media excluded) plus the version. */
+export function entityColumns(type: EntityType, alias: string, aliases: AliasGenerator, selected?: ReadonlySet<string>): SelectColumn[] {
+  const columns: SelectColumn[] = [];
+  for (const p of type.properties) {
+    if (selected !== undefined && !selected.has(p.name) && p !== type.key) continue;
+    switch (p.storage.kind) {
+      case 'column':
+        columns.push({ expr: col(alias, p.name), alias: p.name });
+        break;
+      case 'computed':
+        columns.push({ expr: computedExpr(type, alias, p.storage.computed, aliases), alias: p.name });
+        break;
+      case 'media':
+        break;
+    }
+  }
+  columns.push({ expr: col(alias, HIDDEN_COLUMNS.version), alias: VERSION_ALIAS });
+  return columns;
+}
+
+/** The condition restricting rows of `type` at `alias` to one company (undefined for global types). */
+export function companyCondition(type: EntityType, alias: string, companyId: string | undefined): SqlExpr | undefined {
+  if (type.scope !== 'company') return undefined;
+  if (companyId === undefined) throw new Error(`company-scoped read of ${type.name} without a company`);
+  return eq(col(alias, HIDDEN_COLUMNS.company), param(companyId));
+}
+
+/** Plans the SELECT for a read. Order: conditions, filter, order (key appended), limit/offset. */
+export function planRead(input: ReadPlanInput): SelectNode {
+  const aliases = new AliasGenerator();
+  const t = aliases.fresh();
+  const { type } = input;
+  const where = and(
+    companyCondition(type, t, input.companyId),
+    ...input.conditions.map((c) => eq(col(t, c.property), param(c.value))),
+    input.where?.(t, aliases),
+  );
+  const order: OrderItem[] = [...(input.orderBy?.(t, aliases) ?? [])];
+  order.push({ expr: col(t, type.key.name), direction: 'ASC' });
+  return select({
+    columns: entityColumns(type, t, aliases, input.select),
+    from: { kind: 'table', table: type.table, alias: t },
+    where,
+    orderBy: order,
+    limit: input.limit === undefined ? undefined : param(input.limit),
+    offset: input.offset === undefined || input.offset === 0 ? undefined : param(input.offset),
+  });
+}
