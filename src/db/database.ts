@@ -70,12 +70,42 @@ export class Database {
   }
 }
 
-/** Opens (creating if needed) a database file, or `:memory:`. */
+const regexCache = new Map<string, RegExp | null>();
+
+/** A compiled regular expression for matchesPattern, or null when the pattern is invalid. */
+function regex(pattern: string): RegExp | null {
+  let r = regexCache.get(pattern);
+  if (r === undefined) {
+    try {
+      r = new RegExp(pattern, 'u');
+    } catch {
+      r = null;
+    }
+    if (regexCache.size > 500) regexCache.clear();
+    regexCache.set(pattern, r);
+  }
+  return r;
+}
+
+/**
+ * Opens (creating if needed) a database file, or `:memory:`: WAL, foreign keys on, case-sensitive
+ * LIKE (OData's contains/startswith/endswith are case-sensitive), and the functions the SQLite dialect
+ * calls for Unicode case mapping and regular expressions.
+ */
 export function openDatabase(file: string): Database {
   const raw = new BetterSqlite3(file);
   if (file !== ':memory:') raw.pragma('journal_mode = WAL');
   raw.pragma('foreign_keys = ON');
   raw.pragma('busy_timeout = 5000');
   raw.pragma('synchronous = NORMAL');
+  raw.pragma('case_sensitive_like = ON');
+  const text = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+  raw.function('odata_tolower', { deterministic: true }, (v: unknown) => text(v)?.toLowerCase() ?? null);
+  raw.function('odata_toupper', { deterministic: true }, (v: unknown) => text(v)?.toUpperCase() ?? null);
+  raw.function('odata_matches', { deterministic: true }, (v: unknown, pattern: unknown) => {
+    const s = text(v);
+    const r = text(pattern) === null ? null : regex(String(pattern));
+    return s === null || r === null ? null : r.test(s) ? 1 : 0;
+  });
   return new Database(raw);
 }

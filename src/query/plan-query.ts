@@ -1,43 +1,118 @@
 /**
- * Turns the request's query options into the parts of a read plan: selection, filter, order, paging.
- * This first version handles $select, $top, $skip and $count; $filter, $orderby, $expand and server-driven
- * paging arrive with the query translator.
+ * Turns the request's query options into the parts of a read plan, in one fixed order (after
+ * AspNetCore's ApplyTo): $filter, $orderby (the key is appended by planRead), $select, $expand,
+ * $skip/$top. Binding happens here, so every name and literal is checked before any SQL exists.
  */
-import type { EntityType } from '../edm/model.js';
-import { UriSemanticError, NotImplementedError } from '../errors/odata-error.js';
-import type { OperationContext } from '../core/operation-context.js';
+import type { EdmModel, EntityType } from '../edm/model.js';
+import { UriSemanticError, NotImplementedError, QueryLimitError } from '../errors/odata-error.js';
+import type { NestedQueryOptions, OrderByItem, SelectItem, Expr } from '../uri/ast.js';
+import type { OrderItem } from '../sql/nodes.js';
+import { sqliteDialect } from '../sql/sqlite-dialect.js';
 import type { ReadPlanInput } from './plan-read.js';
+import { bindExpression, type BindScope } from './bind-expression.js';
+import type { BoundExpr, PathRoot } from './bound-ast.js';
+import { isBoolean, typeName } from './expr-types.js';
+import { enumValue, planExpression, type ExprPlanContext } from './plan-expression.js';
+import type { QueryScope } from './query-scope.js';
+import { planExpand, type ExpandPlan } from './plan-expand.js';
 
 /** The query-option part of a read. */
 export interface PlannedQuery {
-  readonly read: Pick<ReadPlanInput, 'select' | 'where' | 'orderBy' | 'limit' | 'offset'>;
+  readonly read: Pick<ReadPlanInput, 'select' | 'where' | 'orderBy' | 'limit' | 'offset' | 'extraColumns'>;
   /** `$select` names in request order (for the context URL), undefined when absent or `*`. */
   readonly selectList?: readonly string[];
   readonly count: boolean;
+  /** Bound sort keys (without the key), for paging. */
+  readonly orderBy: readonly { readonly expr: BoundExpr; readonly direction: 'asc' | 'desc' }[];
+  readonly expand: readonly ExpandPlan[];
+}
+
+/** What planning needs besides the options. */
+export interface QueryPlanInput {
+  readonly model: EdmModel;
+  readonly type: EntityType;
+  readonly options: NestedQueryOptions;
+  readonly aliases: ReadonlyMap<string, Expr>;
+  readonly now: string;
+  /** Current $expand depth (0 at the top). */
+  readonly depth: number;
+}
+
+/** Binds a Boolean expression for `$filter`. */
+export function bindFilter(input: QueryPlanInput, filter: Expr): BoundExpr {
+  const it: PathRoot = { variable: '$it', type: input.type };
+  const scope: BindScope = { model: input.model, it, variables: new Map(), aliases: input.aliases, option: '$filter', aliasDepth: 0 };
+  const bound = bindExpression(filter, scope);
+  if (!isBoolean(bound.type)) throw new UriSemanticError(`$filter must be a Boolean expression, not ${typeName(bound.type)}.`, '$filter', 'BadRequest_InvalidRequestUrl');
+  return bound;
+}
+
+function bindOrderBy(input: QueryPlanInput, items: readonly OrderByItem[]): PlannedQuery['orderBy'] {
+  const it: PathRoot = { variable: '$it', type: input.type };
+  const scope: BindScope = { model: input.model, it, variables: new Map(), aliases: input.aliases, option: '$orderby', aliasDepth: 0 };
+  if (items.length > 8) throw new QueryLimitError('$orderby takes at most 8 items.', '$orderby');
+  return items.map((i) => ({ expr: bindExpression(i.expr, scope), direction: i.direction }));
+}
+
+function selection(type: EntityType, items: readonly SelectItem[] | undefined): { select?: Set<string>; list?: string[] } {
+  if (items === undefined || items.some((s) => s.kind === 'star')) return {};
+  const select = new Set<string>();
+  const list: string[] = [];
+  for (const item of items) {
+    if (item.kind === 'qualifiedStar' || item.kind === 'operation') continue; // actions are not returned inline
+    if (item.kind !== 'path' || item.segments.length !== 1 || item.segments[0]?.kind !== 'name' || item.options !== undefined) {
+      throw new NotImplementedError('Only property names are supported in $select.');
+    }
+    const name = item.segments[0].name;
+    if (!type.propertyByName.has(name)) {
+      if (type.navigationByName.get(name)?.exposed === true) continue; // a navigation in $select selects nothing extra
+      throw new UriSemanticError(`Could not find a property named '${name}' on type '${type.qualifiedName}'.`, '$select');
+    }
+    if (!select.has(name)) list.push(name);
+    select.add(name);
+  }
+  return { select, list };
+}
+
+/** The model's default sort of a type (used when the request has no $orderby). */
+function defaultOrder(type: EntityType): PlannedQuery['orderBy'] {
+  const it: PathRoot = { variable: '$it', type };
+  return type.defaultOrderBy.map((name) => {
+    const property = type.propertyByName.get(name);
+    if (property === undefined) throw new Error(`defaultOrderBy names unknown property ${name}`);
+    return { expr: { kind: 'property', root: it, navigations: [], property, type: property.type }, direction: 'asc' as const };
+  });
+}
+
+/** The SQL context of expression planning. */
+export function exprContext(now: string): ExprPlanContext {
+  return { dialect: sqliteDialect, now };
 }
 
 /** Plans the query options of a read of `type`. */
-export function planQuery(ctx: OperationContext, type: EntityType): PlannedQuery {
-  const o = ctx.options;
-  let select: Set<string> | undefined;
-  let selectList: string[] | undefined;
-  if (o.select !== undefined && !o.select.some((s) => s.kind === 'star')) {
-    select = new Set();
-    selectList = [];
-    for (const item of o.select) {
-      if (item.kind !== 'path' || item.segments.length !== 1 || item.segments[0]?.kind !== 'name') {
-        throw new NotImplementedError('Only property names are supported in $select.');
-      }
-      const name = item.segments[0].name;
-      if (!type.propertyByName.has(name)) {
-        throw new UriSemanticError(`Could not find a property named '${name}' on type '${type.qualifiedName}'.`, '$select');
-      }
-      select.add(name);
-      selectList.push(name);
-    }
-  }
-  if (o.filter !== undefined || o.orderby !== undefined || o.expand !== undefined) {
-    throw new NotImplementedError('$filter, $orderby and $expand are not supported yet.');
-  }
-  return { read: { select, limit: o.top, offset: o.skip }, selectList, count: o.count === true };
+export function planQuery(input: QueryPlanInput): PlannedQuery {
+  const o = input.options;
+  const ctx = exprContext(input.now);
+  if (o.search !== undefined) throw new NotImplementedError('$search is not supported; use $filter with contains().');
+  if (o.compute !== undefined) throw new NotImplementedError('$compute is not supported.');
+  const filter = o.filter === undefined ? undefined : bindFilter(input, o.filter);
+  const orderBy = o.orderby === undefined ? defaultOrder(input.type) : bindOrderBy(input, o.orderby);
+  const { select, list } = selection(input.type, o.select);
+  const expand = o.expand === undefined ? [] : planExpand(input, o.expand);
+  const read: PlannedQuery['read'] = {
+    select,
+    where: filter === undefined ? undefined : (scope: QueryScope) => planExpression(filter, scope, ctx),
+    orderBy:
+      orderBy.length === 0
+        ? undefined
+        : (scope: QueryScope): OrderItem[] =>
+            orderBy.map((b) => {
+              const e = planExpression(b.expr, scope, ctx);
+              return { expr: b.expr.type.kind === 'enum' ? enumValue(e, b.expr.type.enumType) : e, direction: b.direction === 'asc' ? 'ASC' : 'DESC' };
+            }),
+    extraColumns: expand.length === 0 ? undefined : (scope: QueryScope) => expand.flatMap((e) => (e.countColumn === undefined ? [e.column(scope)] : [e.column(scope), e.countColumn(scope)])),
+    limit: o.top,
+    offset: o.skip,
+  };
+  return { read, selectList: list, count: o.count === true, orderBy, expand };
 }

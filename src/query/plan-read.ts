@@ -8,6 +8,7 @@ import { and, col, eq, param, select } from '../sql/build.js';
 import type { OrderItem, SelectColumn, SelectNode, SqlExpr } from '../sql/nodes.js';
 import { AliasGenerator } from './alias-generator.js';
 import { computedExpr } from './plan-computed.js';
+import { QueryScope } from './query-scope.js';
 
 /** Alias of the version column in result rows. */
 export const VERSION_ALIAS = HIDDEN_COLUMNS.version;
@@ -26,9 +27,12 @@ export interface ReadPlanInput {
   readonly conditions: readonly PathCondition[];
   /** Property names to return; undefined = all. The key is always returned. */
   readonly select?: ReadonlySet<string>;
-  /** Extra filter (already planned), AND-ed to the path conditions. */
-  readonly where?: (alias: string, aliases: AliasGenerator) => SqlExpr | undefined;
-  readonly orderBy?: (alias: string, aliases: AliasGenerator) => readonly OrderItem[];
+  /** Extra filter, AND-ed to the path conditions; planned in the query's scope (it may add joins). */
+  readonly where?: (scope: QueryScope) => SqlExpr | undefined;
+  /** Sort order before the key (which is always appended, for stable pages). */
+  readonly orderBy?: (scope: QueryScope) => readonly OrderItem[];
+  /** More output columns (expansions, sort values for the next page's skiptoken). */
+  readonly extraColumns?: (scope: QueryScope) => readonly SelectColumn[];
   readonly limit?: number;
   readonly offset?: number;
 }
@@ -65,16 +69,20 @@ export function planRead(input: ReadPlanInput): SelectNode {
   const aliases = new AliasGenerator();
   const t = aliases.fresh();
   const { type } = input;
+  const scope = new QueryScope('$it', type, t, aliases);
+  const columns = entityColumns(type, t, aliases, input.select);
   const where = and(
     companyCondition(type, t, input.companyId),
     ...input.conditions.map((c) => eq(col(t, c.property), param(c.value))),
-    input.where?.(t, aliases),
+    input.where?.(scope),
   );
-  const order: OrderItem[] = [...(input.orderBy?.(t, aliases) ?? [])];
+  const order: OrderItem[] = [...(input.orderBy?.(scope) ?? [])];
   order.push({ expr: col(t, type.key.name), direction: 'ASC' });
+  columns.push(...(input.extraColumns?.(scope) ?? []));
   return select({
-    columns: entityColumns(type, t, aliases, input.select),
+    columns,
     from: { kind: 'table', table: type.table, alias: t },
+    joins: scope.joins,
     where,
     orderBy: order,
     limit: input.limit === undefined ? undefined : param(input.limit),

@@ -18,12 +18,24 @@ export interface EntityLinkBase {
   readonly prefix: string;
 }
 
+/** An expanded navigation to write inline: the row column holding its JSON, and its own shape. */
+export interface ExpandShape {
+  readonly name: string;
+  readonly target: EntityType;
+  readonly collection: boolean;
+  readonly countColumn?: string;
+  readonly select?: ReadonlySet<string>;
+  readonly expand: readonly ExpandShape[];
+}
+
 /** Options of the writer. */
 export interface EntityJsonOptions {
   readonly format: JsonFormat;
   readonly links: EntityLinkBase;
   /** Selected property names; undefined = all. */
   readonly select?: ReadonlySet<string>;
+  /** Navigations expanded inline. */
+  readonly expand?: readonly ExpandShape[];
 }
 
 /** The ETag of a row read with the planner's version column. */
@@ -66,6 +78,17 @@ export function entityToJson(type: EntityType, row: DbRow, opts: EntityJsonOptio
   }
   if (format.metadata === 'full') {
     for (const nav of type.navigations) if (nav.exposed) out[`${nav.name}@odata.navigationLink`] = `${url}/${nav.name}`;
+  }
+  for (const e of opts.expand ?? []) {
+    const raw = row[e.name];
+    const parsed: unknown = typeof raw === 'string' ? JSON.parse(raw) : (raw ?? null);
+    const nested: EntityJsonOptions = { format, links: opts.links, select: e.select, expand: e.expand };
+    if (e.countColumn !== undefined) out[`${e.name}@odata.count`] = Number(row[e.countColumn] ?? 0);
+    if (e.collection) {
+      out[e.name] = Array.isArray(parsed) ? parsed.map((r) => entityToJson(e.target, r as DbRow, nested)) : [];
+    } else {
+      out[e.name] = parsed === null ? null : entityToJson(e.target, parsed as DbRow, nested);
+    }
   }
   return out;
 }

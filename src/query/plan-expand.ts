@@ -1,0 +1,133 @@
+/**
+ * $expand (URL Conventions §5.1.3) without N+1: each expanded navigation is one correlated subquery
+ * column that SQLite fills with a JSON array (collections) or object (single-valued) of the related
+ * rows, nested options applied inside it (filter, orderby, top, skip, select, count, expand). The
+ * whole tree comes back from the one statement that reads the page.
+ */
+import type { EntityType, NavigationProperty } from '../edm/model.js';
+import { NotImplementedError, QueryLimitError, UriSemanticError } from '../errors/odata-error.js';
+import { and, col, constant, param, select } from '../sql/build.js';
+import type { SelectColumn, SelectNode, SqlExpr } from '../sql/nodes.js';
+import type { ExpandItem } from '../uri/ast.js';
+import { entityColumns } from './plan-read.js';
+import { navigationCondition } from './plan-navigation.js';
+import { QueryScope } from './query-scope.js';
+import type { QueryPlanInput } from './plan-query.js';
+import { planQuery } from './plan-query.js';
+
+/** One planned expansion. */
+export interface ExpandPlan {
+  readonly nav: NavigationProperty;
+  /** Output column holding the JSON of the related rows. */
+  readonly columnName: string;
+  /** Output column holding `@odata.count` of the related rows, when `$count=true` was nested. */
+  readonly countColumnName?: string;
+  readonly select?: ReadonlySet<string>;
+  /** `$select` list for context URLs. */
+  readonly selectList?: readonly string[];
+  readonly expand: readonly ExpandPlan[];
+  /** The SQL columns for a parent row in `scope`. */
+  column(scope: QueryScope): SelectColumn;
+  countColumn?(scope: QueryScope): SelectColumn;
+}
+
+const json = (e: SqlExpr): SqlExpr => ({ kind: 'call', name: 'json', args: [e] });
+
+/** `json_object('p1', t.p1, ...)` of a row's entity columns plus nested expansion columns. */
+function rowObject(columns: readonly SelectColumn[], nestedJson: ReadonlySet<string>): SqlExpr {
+  const args: SqlExpr[] = [];
+  for (const c of columns) {
+    if (c.alias === undefined) continue;
+    args.push(param(c.alias), nestedJson.has(c.alias) ? json(c.expr) : c.expr);
+  }
+  return { kind: 'call', name: 'json_object', args };
+}
+
+function itemNavigation(type: EntityType, item: ExpandItem): NavigationProperty[] {
+  if (item.star) return type.navigations.filter((n) => n.exposed);
+  if (item.ref || item.count || item.value === true) throw new NotImplementedError('$expand with /$ref, /$count or $value is not supported.');
+  const [seg, ...rest] = item.path;
+  if (seg === undefined || rest.length > 0 || seg.kind !== 'name') throw new NotImplementedError('$expand supports navigation property names (one segment each); nest $expand for deeper levels.');
+  const nav = type.navigationByName.get(seg.name);
+  if (nav === undefined || !nav.exposed) {
+    throw new UriSemanticError(`Could not find a navigation property named '${seg.name}' on type '${type.qualifiedName}'.`, '$expand');
+  }
+  return [nav];
+}
+
+/** Plans the items of a `$expand` on `input.type`. */
+export function planExpand(input: QueryPlanInput, items: readonly ExpandItem[]): ExpandPlan[] {
+  const depth = input.depth + 1;
+  if (depth > input.model.service.maxExpandDepth) {
+    throw new QueryLimitError(`$expand is nested ${depth} levels deep; the limit is ${input.model.service.maxExpandDepth}.`, '$expand');
+  }
+  const plans: ExpandPlan[] = [];
+  const seen = new Set<string>();
+  for (const item of items) {
+    if (item.options.levels !== undefined) throw new NotImplementedError('$levels is not supported.');
+    for (const nav of itemNavigation(input.type, item)) {
+      if (seen.has(nav.name)) throw new UriSemanticError(`'${nav.name}' is expanded twice.`, '$expand', 'BadRequest_InvalidRequestUrl');
+      seen.add(nav.name);
+      plans.push(planOne(input, nav, item.star ? {} : item.options, depth));
+    }
+  }
+  return plans;
+}
+
+function planOne(input: QueryPlanInput, nav: NavigationProperty, options: ExpandItem['options'], depth: number): ExpandPlan {
+  if (!nav.collection && (options.filter !== undefined || options.orderby !== undefined || options.top !== undefined || options.skip !== undefined || options.count !== undefined)) {
+    throw new UriSemanticError(`'${nav.name}' is single-valued: only $select and $expand apply inside its $expand.`, '$expand', 'BadRequest_InvalidRequestUrl');
+  }
+  const nested = planQuery({ ...input, type: nav.target, options, depth });
+  const target = nav.target;
+  const inner = (scope: QueryScope): { query: SelectNode; innerScope: QueryScope } => {
+    const innerScope = new QueryScope('$it', target, scope.aliases.fresh(), scope.aliases);
+    const cols = entityColumns(target, innerScope.alias, scope.aliases, nested.read.select);
+    const expandCols = nested.expand.map((e) => e.column(innerScope));
+    const nestedJson = new Set(nested.expand.map((e) => e.columnName));
+    const countCols = nested.expand.flatMap((e) => (e.countColumn === undefined ? [] : [e.countColumn(innerScope)]));
+    const where = and(navigationCondition(nav, scope.alias, innerScope.alias), nested.read.where?.(innerScope));
+    const order = [...(nested.read.orderBy?.(innerScope) ?? []), { expr: col(innerScope.alias, target.key.name), direction: 'ASC' as const }];
+    const query = select({
+      columns: [{ expr: rowObject([...cols, ...expandCols, ...countCols], nestedJson), alias: '_row' }],
+      from: { kind: 'table', table: target.table, alias: innerScope.alias },
+      joins: innerScope.joins,
+      where,
+      orderBy: nav.collection ? order : [],
+      limit: nav.collection ? (nested.read.limit === undefined ? undefined : param(nested.read.limit)) : constant(1),
+      offset: nav.collection && nested.read.offset ? param(nested.read.offset) : undefined,
+    });
+    return { query, innerScope };
+  };
+  const plan: ExpandPlan = {
+    nav,
+    columnName: nav.name,
+    countColumnName: options.count === true ? `${nav.name}@odata.count` : undefined,
+    select: nested.read.select,
+    selectList: nested.selectList,
+    expand: nested.expand,
+    column(scope) {
+      const { query } = inner(scope);
+      if (!nav.collection) return { expr: { kind: 'subquery', query }, alias: nav.name };
+      const x = scope.aliases.fresh();
+      const agg = select({
+        columns: [{ expr: { kind: 'call', name: 'coalesce', args: [{ kind: 'call', name: 'json_group_array', args: [json(col(x, '_row'))] }, param('[]')] } }],
+        from: { kind: 'derived', query, alias: x },
+      });
+      return { expr: { kind: 'subquery', query: agg }, alias: nav.name };
+    },
+  };
+  if (options.count === true) {
+    plan.countColumn = (scope) => {
+      const innerScope = new QueryScope('$it', target, scope.aliases.fresh(), scope.aliases);
+      const query = select({
+        columns: [{ expr: { kind: 'call', name: 'count', args: [{ kind: 'star' }] } }],
+        from: { kind: 'table', table: target.table, alias: innerScope.alias },
+        joins: innerScope.joins,
+        where: and(navigationCondition(nav, scope.alias, innerScope.alias), nested.read.where?.(innerScope)),
+      });
+      return { expr: { kind: 'subquery', query }, alias: `${nav.name}@odata.count` };
+    };
+  }
+  return plan;
+}

@@ -1,0 +1,166 @@
+/**
+ * Bound expression → SQL expression (URL Conventions §5.1.1 semantics on SQL):
+ * - eq/ne are null-safe (`null eq null` is true) and never NULL;
+ * - gt/ge/lt/le are false when an operand is null: plain SQL comparisons where NULL acts as false,
+ *   made two-valued under `not` so `not (x gt 5)` includes rows where x is null;
+ * - and/or/not keep SQL's three-valued logic, which is OData's for null function results;
+ * - `all(p)` is `NOT EXISTS (… WHERE p IS NOT TRUE)`, so a member for which p is null fails it;
+ * - contains/startswith/endswith with a literal become LIKE with `%`, `_` and `\` escaped;
+ * - enums compare by member value for gt/ge/lt/le, by encoded name for eq/ne.
+ */
+import type { EnumType } from '../edm/model.js';
+import { and, col, constant, param, select } from '../sql/build.js';
+import type { Dialect } from '../sql/dialect.js';
+import type { SqlExpr } from '../sql/nodes.js';
+import { assertNever } from '../util/assert-never.js';
+import type { BoundExpr, CompareOperator } from './bound-ast.js';
+import { computedExpr } from './plan-computed.js';
+import { navigationCondition } from './plan-navigation.js';
+import type { QueryScope } from './query-scope.js';
+
+/** Planning options that must not come from globals (the planner is pure). */
+export interface ExprPlanContext {
+  readonly dialect: Dialect;
+  /** The request time, for now(). */
+  readonly now: string;
+}
+
+const SQL_COMPARE: Record<Exclude<CompareOperator, 'eq' | 'ne'>, '>' | '>=' | '<' | '<='> = { gt: '>', ge: '>=', lt: '<', le: '<=' };
+
+/** Escapes `%`, `_` and the escape character for a LIKE pattern. */
+export function escapeLike(text: string, escape: string): string {
+  let out = '';
+  for (const ch of text) out += ch === '%' || ch === '_' || ch === escape ? escape + ch : ch;
+  return out;
+}
+
+/** An enum column mapped to its member values (OData orders and compares enums by value). */
+export function enumValue(e: SqlExpr, enumType: EnumType): SqlExpr {
+  return {
+    kind: 'case',
+    whens: enumType.members.map((m) => ({ when: { kind: 'binary', operator: '=', left: e, right: param(m.encoded) }, then: constant(m.value) })),
+  };
+}
+
+/** Plans an expression in a scope; `negated` is true under a `not`. */
+export function planExpression(e: BoundExpr, scope: QueryScope, ctx: ExprPlanContext, negated = false): SqlExpr {
+  const d = ctx.dialect;
+  const plan = (x: BoundExpr, n = negated): SqlExpr => planExpression(x, scope, ctx, n);
+  switch (e.kind) {
+    case 'literal':
+      return param(e.value);
+    case 'property': {
+      const rowScope = scope.resolve(e.root.variable);
+      const alias = rowScope.aliasThrough(e.navigations);
+      const s = e.property.storage;
+      const owner = e.navigations.length === 0 ? rowScope.type : (e.navigations[e.navigations.length - 1]?.target ?? rowScope.type);
+      return s.kind === 'computed' ? computedExpr(owner, alias, s.computed, scope.aliases) : col(alias, e.property.name);
+    }
+    case 'compare': {
+      if (e.operator === 'eq' || e.operator === 'ne') return d.nullSafeEquals(plan(e.left), plan(e.right), e.operator === 'ne');
+      let left = plan(e.left);
+      let right = plan(e.right);
+      if (e.left.type.kind === 'enum') left = enumValue(left, e.left.type.enumType);
+      if (e.right.type.kind === 'enum') right = enumValue(right, e.right.type.enumType);
+      const cmp: SqlExpr = { kind: 'binary', operator: SQL_COMPARE[e.operator], left, right };
+      return negated ? d.isTrue(cmp) : cmp;
+    }
+    case 'logical':
+      return { kind: 'binary', operator: e.operator === 'and' ? 'AND' : 'OR', left: plan(e.left), right: plan(e.right) };
+    case 'not':
+      return { kind: 'not', operand: plan(e.operand, true) };
+    case 'arithmetic': {
+      const left = plan(e.left);
+      const right = plan(e.right);
+      const op = e.operator;
+      switch (op) {
+        case 'add':
+          return { kind: 'binary', operator: '+', left, right };
+        case 'sub':
+          return { kind: 'binary', operator: '-', left, right };
+        case 'mul':
+          return { kind: 'binary', operator: '*', left, right };
+        case 'div':
+          return { kind: 'binary', operator: '/', left, right };
+        case 'divby':
+          return d.exactDivide(left, right);
+        case 'mod':
+          return { kind: 'binary', operator: '%', left, right };
+        default:
+          return assertNever(op, 'arithmetic operator');
+      }
+    }
+    case 'negate':
+      return { kind: 'negate', operand: plan(e.operand) };
+    case 'in': {
+      const operand = plan(e.operand);
+      const hasNull = e.items.some((i) => i.kind === 'literal' && i.value === null);
+      const items = e.items.filter((i) => !(i.kind === 'literal' && i.value === null)).map((i) => plan(i));
+      let cond: SqlExpr | undefined = items.length === 0 ? undefined : { kind: 'inList', operand, items, negated: false };
+      if (hasNull) {
+        const isNull: SqlExpr = { kind: 'isNull', operand, negated: false };
+        cond = cond === undefined ? isNull : { kind: 'binary', operator: 'OR', left: isNull, right: cond };
+      }
+      if (cond === undefined) return { kind: 'binary', operator: '=', left: constant(1), right: constant(0) };
+      return negated ? d.isTrue(cond) : cond;
+    }
+    case 'has':
+      return d.nullSafeEquals(plan(e.operand), param(e.member), false);
+    case 'call':
+      return planCall(e, scope, ctx, negated);
+    case 'lambda': {
+      const from = scope.resolve(e.root.variable);
+      const parentAlias = from.aliasThrough(e.navigations);
+      const inner = scope.nested(e.variable.variable, e.collection.target);
+      const predicate = e.predicate === undefined ? undefined : planExpression(e.predicate, inner, ctx, false);
+      const where = and(
+        navigationCondition(e.collection, parentAlias, inner.alias),
+        e.operator === 'all' && predicate !== undefined ? d.isNotTrue(predicate) : predicate,
+      );
+      const query = select({ columns: [{ expr: constant(1) }], from: { kind: 'table', table: e.collection.target.table, alias: inner.alias }, joins: inner.joins, where });
+      return { kind: 'exists', query, negated: e.operator === 'all' };
+    }
+    case 'count': {
+      const from = scope.resolve(e.root.variable);
+      const parentAlias = from.aliasThrough(e.navigations);
+      const inner = scope.nested('$this', e.collection.target);
+      const filter = e.filter === undefined ? undefined : planExpression(e.filter, inner, ctx, false);
+      const query = select({
+        columns: [{ expr: { kind: 'call', name: 'count', args: [{ kind: 'star' }] } }],
+        from: { kind: 'table', table: e.collection.target.table, alias: inner.alias },
+        joins: inner.joins,
+        where: and(navigationCondition(e.collection, parentAlias, inner.alias), filter),
+      });
+      return { kind: 'subquery', query };
+    }
+    default:
+      return assertNever(e, 'bound expression');
+  }
+}
+
+function planCall(e: Extract<BoundExpr, { kind: 'call' }>, scope: QueryScope, ctx: ExprPlanContext, negated: boolean): SqlExpr {
+  const d = ctx.dialect;
+  const args = e.args.map((a) => planExpression(a, scope, ctx, negated));
+  switch (e.fn) {
+    case 'contains':
+    case 'startswith':
+    case 'endswith': {
+      const [subject, pattern] = args as [SqlExpr, SqlExpr];
+      const lit = e.args[1];
+      if (lit?.kind === 'literal' && typeof lit.value === 'string') {
+        const esc = escapeLike(lit.value, d.likeEscape);
+        const text = e.fn === 'contains' ? `%${esc}%` : e.fn === 'startswith' ? `${esc}%` : `%${esc}`;
+        return { kind: 'like', operand: subject, pattern: param(text), escape: d.likeEscape };
+      }
+      if (e.fn === 'contains') return d.containsExpr(subject, pattern);
+      const len = d.functions.length([pattern]);
+      const start: SqlExpr = e.fn === 'startswith' ? constant(1) : { kind: 'negate', operand: len };
+      const piece: SqlExpr = { kind: 'call', name: 'substr', args: [subject, start, len] };
+      return { kind: 'binary', operator: '=', left: piece, right: pattern };
+    }
+    case 'now':
+      return param(ctx.now);
+    default:
+      return d.functions[e.fn](args);
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * Server-driven paging (OData Protocol §11.2.6.7, conventions §4): pages of at most the configured
+ * size (or `Prefer: odata.maxpagesize`), continued by an `@odata.nextLink` whose `$skiptoken` holds the
+ * last row's sort values and key. The next page starts strictly after that row (keyset pagination):
+ * stable while rows are inserted, and as cheap at page 500 as at page 1. A client `$top` at or below
+ * the page size gets no nextLink.
+ */
+import type { EntityType } from '../edm/model.js';
+import type { DbRow } from '../db/database.js';
+import { and, col, constant, param } from '../sql/build.js';
+import type { OrderItem, SelectColumn, SqlExpr } from '../sql/nodes.js';
+import { sqliteDialect } from '../sql/sqlite-dialect.js';
+import type { OperationContext } from '../core/operation-context.js';
+import type { ReadPlanInput } from './plan-read.js';
+import type { PlannedQuery } from './plan-query.js';
+import type { QueryScope } from './query-scope.js';
+import { decodeSkiptoken, encodeSkiptoken, type TokenValue } from './skiptoken.js';
+
+/** The paging part of a collection read. */
+export interface PagePlan {
+  readonly read: Pick<ReadPlanInput, 'where' | 'extraColumns' | 'limit' | 'offset'>;
+  readonly preferenceApplied?: string;
+  /** Trims the extra row and builds the next link. */
+  finish(rows: DbRow[]): { rows: DbRow[]; nextLink?: string };
+}
+
+const SORT_VALUE = (i: number): string => `_sort${i}`;
+
+/** The requested `odata.maxpagesize`, if any. */
+function preferredPageSize(prefer: string | undefined): number | undefined {
+  const m = /(?:^|[,;\s])odata\.maxpagesize\s*=\s*"?(\d{1,9})"?/i.exec(prefer ?? '');
+  const n = m?.[1] === undefined ? undefined : Number(m[1]);
+  return n !== undefined && n > 0 ? n : undefined;
+}
+
+/** `(c1, c2, ..., key)` strictly after `values` in the order given (null-aware). */
+function after(order: readonly OrderItem[], values: readonly TokenValue[]): SqlExpr {
+  const d = sqliteDialect;
+  const alternatives: SqlExpr[] = [];
+  for (let i = 0; i < order.length; i++) {
+    const o = order[i] as OrderItem;
+    const v = values[i] ?? null;
+    let beyond: SqlExpr;
+    if (o.direction === 'ASC') beyond = v === null ? { kind: 'isNull', operand: o.expr, negated: true } : { kind: 'binary', operator: '>', left: o.expr, right: param(v) };
+    else beyond = v === null ? { kind: 'binary', operator: '=', left: constant(1), right: constant(0) } : { kind: 'binary', operator: 'OR', left: { kind: 'binary', operator: '<', left: o.expr, right: param(v) }, right: { kind: 'isNull', operand: o.expr, negated: false } };
+    const equalBefore = order.slice(0, i).map((p, j) => d.nullSafeEquals(p.expr, param(values[j] ?? null), false));
+    alternatives.push(and(...equalBefore, beyond) as SqlExpr);
+  }
+  return alternatives.reduce((a, b) => ({ kind: 'binary', operator: 'OR', left: a, right: b }));
+}
+
+/** Rebuilds the request URL with new paging options (other options kept as the client sent them). */
+function nextLinkUrl(ctx: OperationContext, token: string, top: number | undefined): string {
+  const kept = ctx.req.rawQuery
+    .split('&')
+    .filter((p) => p !== '' && !/^(%24|\$)(skiptoken|skip|top)=/i.test(p));
+  if (top !== undefined) kept.push(`$top=${top}`);
+  kept.push(`$skiptoken=${token}`);
+  return `${ctx.req.serviceRootUrl}${ctx.req.path}?${kept.join('&')}`;
+}
+
+/** Plans the page of a collection read. */
+export function planPage(ctx: OperationContext, type: EntityType, query: PlannedQuery): PagePlan {
+  const settings = ctx.svc.model.service;
+  const preferred = preferredPageSize(ctx.req.headers['prefer']);
+  const pageSize = preferred === undefined ? settings.pageSize : Math.min(preferred, settings.maxPageSize);
+  const top = ctx.options.top;
+  const token = ctx.options.skiptoken;
+  const sortCount = query.orderBy.length;
+  const orderItems = (scope: QueryScope): OrderItem[] => [...(query.read.orderBy?.(scope) ?? []), { expr: col(scope.alias, type.key.name), direction: 'ASC' }];
+  const values = token === undefined ? undefined : decodeSkiptoken(token, sortCount + 1);
+  const where = (scope: QueryScope): SqlExpr | undefined => and(query.read.where?.(scope), values === undefined ? undefined : after(orderItems(scope), values));
+  const extraColumns = (scope: QueryScope): SelectColumn[] => [
+    ...(query.read.extraColumns?.(scope) ?? []),
+    ...(query.read.orderBy?.(scope) ?? []).map((o, i) => ({ expr: o.expr, alias: SORT_VALUE(i) })),
+  ];
+  const fetch = top !== undefined && top <= pageSize ? top : pageSize + 1;
+  return {
+    read: { where, extraColumns, limit: fetch, offset: values === undefined ? ctx.options.skip : undefined },
+    preferenceApplied: preferred === undefined ? undefined : `odata.maxpagesize=${pageSize}`,
+    finish(rows) {
+      if (rows.length <= pageSize || (top !== undefined && top <= pageSize)) return { rows };
+      const page = rows.slice(0, pageSize);
+      const last = page[page.length - 1] as DbRow;
+      const tokenValues: TokenValue[] = [];
+      for (let i = 0; i < sortCount; i++) tokenValues.push((last[SORT_VALUE(i)] ?? null) as TokenValue);
+      tokenValues.push(last[type.key.name] as TokenValue);
+      const remaining = top === undefined ? undefined : top - pageSize;
+      if (remaining !== undefined && remaining <= 0) return { rows: page };
+      return { rows: page, nextLink: nextLinkUrl(ctx, encodeSkiptoken(tokenValues), remaining) };
+    },
+  };
+}
