@@ -21,7 +21,7 @@ export interface Service {
   readonly log: Logger;
   readonly context: ServiceContext;
   /** The core: one request in, one response out. */
-  handle(req: ODataRequest): ODataResponse;
+  handle(req: ODataRequest): Promise<ODataResponse>;
   /** The principal of a request (anonymous until authentication is configured). */
   principalFor(headers: Readonly<Record<string, string | string[] | undefined>>): Principal;
   close(): void;

@@ -15,7 +15,7 @@ import type { ODataRequest, ODataResponse } from './request.js';
 import { resolveCompany } from './resolve-company.js';
 import type { ServiceContext } from './service-context.js';
 
-function handleUnsafe(svc: ServiceContext, req: ODataRequest): ODataResponse {
+async function handleUnsafe(svc: ServiceContext, req: ODataRequest): Promise<ODataResponse> {
   const path = parseResourcePath(req.path);
   const options = parseQueryOptions(req.rawQuery);
   const bound = bindPath(svc.model, path);
@@ -26,7 +26,7 @@ function handleUnsafe(svc: ServiceContext, req: ODataRequest): ODataResponse {
   }
   const company = resolveCompany(svc, bound.company, req.principal, options.custom.get('company'));
   const companySet = svc.model.company.entitySet;
-  return dispatch({
+  return await dispatch({
     svc,
     req,
     principal: req.principal,
@@ -38,11 +38,11 @@ function handleUnsafe(svc: ServiceContext, req: ODataRequest): ODataResponse {
   });
 }
 
-/** Handles one request; never throws. */
-export function handle(svc: ServiceContext, req: ODataRequest): ODataResponse {
+/** Handles one request; never rejects. */
+export async function handle(svc: ServiceContext, req: ODataRequest): Promise<ODataResponse> {
   let res: ODataResponse;
   try {
-    res = handleUnsafe(svc, req);
+    res = await handleUnsafe(svc, req);
   } catch (e) {
     res = toErrorResponse(e, req.requestId, svc.log);
   }

@@ -11,7 +11,7 @@ import type { OperationContext } from './operation-context.js';
 import type { ODataResponse } from './request.js';
 
 /** The implementation of a bound action. */
-export type ActionHandler = (ctx: OperationContext, action: BoundAction) => ODataResponse;
+export type ActionHandler = (ctx: OperationContext, action: BoundAction) => ODataResponse | Promise<ODataResponse>;
 
 /** Long-lived service state shared by all requests. */
 export interface ServiceContext {

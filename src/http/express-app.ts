@@ -42,7 +42,7 @@ export function createExpressApp(service: Service): Express {
         throw new NotFoundError(`No HTTP resource was found that matches the request URI '${req.originalUrl}'. The service root is ${root}/.`, 'BadRequest_NotFound');
       }
       const body = await readBody(req, service.model.service.maxBodyBytes);
-      response = service.handle(toODataRequest(req, root, body, requestId, service.principalFor(req.headers)));
+      response = await service.handle(toODataRequest(req, root, body, requestId, service.principalFor(req.headers)));
     } catch (e) {
       response = toErrorResponse(e, requestId, log);
     }

@@ -34,7 +34,7 @@ export interface TestService {
   readonly service: Service;
   readonly root: string;
   readonly companyIds: readonly string[];
-  call(method: string, url: string, init?: CallInit): TestResponse;
+  call(method: string, url: string, init?: CallInit): Promise<TestResponse>;
   close(): void;
 }
 
@@ -46,7 +46,7 @@ export function startTestService(opts: { metadataDir?: string; dbFile?: string; 
   );
   const seeded = opts.seed === false ? undefined : seedDemoIfEmpty(service.context);
   const root = 'http://localhost/api/v2.0';
-  const call = (method: string, url: string, init: CallInit = {}): TestResponse => {
+  const call = async (method: string, url: string, init: CallInit = {}): Promise<TestResponse> => {
     const q = url.indexOf('?');
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(init.headers ?? {})) headers[k.toLowerCase()] = v;
@@ -55,7 +55,7 @@ export function startTestService(opts: { metadataDir?: string; dbFile?: string; 
       body = Buffer.isBuffer(init.body) ? init.body : Buffer.from(typeof init.body === 'string' ? init.body : JSON.stringify(init.body), 'utf8');
       headers['content-type'] ??= 'application/json';
     }
-    const res = service.handle({
+    const res = await service.handle({
       method,
       path: q < 0 ? url : url.slice(0, q),
       rawQuery: q < 0 ? '' : url.slice(q + 1),

@@ -7,11 +7,13 @@ let t: TestService;
 let ecn: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 let task: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 let line: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-beforeAll(() => {
+let commentId: string;
+beforeAll(async () => {
   t = startTestService();
-  ecn = t.call('GET', '/engChangeNotices?$top=1').json.value[0];
-  task = t.call('GET', '/engChangeOrderTasks?$top=1').json.value[0];
-  line = t.call('GET', `/engChangeNotices(${ecn.id})/engChangeNoticeBOMLines?$top=1`).json.value[0];
+  ecn = (await t.call('GET', '/engChangeNotices?$top=1')).json.value[0];
+  task = (await t.call('GET', '/engChangeOrderTasks?$top=1')).json.value[0];
+  line = (await t.call('GET', `/engChangeNotices(${ecn.id})/engChangeNoticeBOMLines?$top=1`)).json.value[0];
+  commentId = (await t.call('GET', `/engChangeNotices(${ecn.id})/engChangeNoticeComments?$top=1`)).json.value[0].id;
 });
 afterAll(() => t.close());
 
@@ -51,7 +53,7 @@ const cases: Case[] = [
   { name: 'read-only assignedEmail', method: 'PATCH', url: T, body: { assignedEmail: 'a@b.c' }, headers: star, status: 400, code: 'BadRequest_InvalidOperation', target: 'assignedEmail' },
   { name: 'media field in JSON', method: 'PATCH', url: () => `/engChangeOrders(${task.engChangeOrderId})`, body: { changeDescription: 'x' }, headers: star, status: 400, code: 'BadRequest_InvalidOperation', target: 'changeDescription' },
   { name: 'read-only BOM quantityPer', method: 'PATCH', url: () => `${E()}/engChangeNoticeBOMLines(${line.id})`, body: { quantityPer: 3 }, headers: star, status: 400, code: 'BadRequest_InvalidOperation', target: 'quantityPer' },
-  { name: 'moving a comment to another ECN', method: 'PATCH', url: () => `/companies(${t.companyIds[0]})/engChangeNoticeComments(${t.call('GET', `${E()}/engChangeNoticeComments?$top=1`).json.value[0].id})`, body: () => ({ engChangeNoticeId: ecn.id }), headers: star, status: 400, code: 'BadRequest_InvalidOperation', target: 'engChangeNoticeId' },
+  { name: 'moving a comment to another ECN', method: 'PATCH', url: () => `/companies(${t.companyIds[0]})/engChangeNoticeComments(${commentId})`, body: () => ({ engChangeNoticeId: ecn.id }), headers: star, status: 400, code: 'BadRequest_InvalidOperation', target: 'engChangeNoticeId' },
   // Types, formats, lengths, enums
   { name: 'string for an integer', method: 'POST', url: () => '/engChangeNotices', body: { sourceSequence: 'three' }, status: 400, code: 'Application_FieldValidationException', target: 'sourceSequence' },
   { name: 'fraction for an integer', method: 'PATCH', url: E, body: { sourceSequence: 1.5 }, headers: star, status: 400, code: 'Application_FieldValidationException', target: 'sourceSequence' },
@@ -114,16 +116,22 @@ const cases: Case[] = [
   { name: '$metadata as text/html', method: 'GET', url: () => '/$metadata', headers: { Accept: 'text/html' }, status: 406, code: 'BadRequest_NotAcceptable' },
 ];
 
-test('the table has at least 40 cases', () => expect(cases.length).toBeGreaterThanOrEqual(40));
+test('the table has at least 40 cases', async () => expect(cases.length).toBeGreaterThanOrEqual(40));
 
-test.each(cases)('$name → $status $code', (c) => {
+async function counts(): Promise<string[]> {
+  const out: string[] = [];
+  for (const s of ['engChangeNotices', 'engChangeOrderTasks', 'engChangeOrders']) out.push((await t.call('GET', `/${s}/$count`)).text);
+  return out;
+}
+
+test.each(cases)('$name → $status $code', async (c) => {
   const before = {
-    ecn: t.call('GET', E()).json,
-    task: t.call('GET', T()).json,
-    counts: ['engChangeNotices', 'engChangeOrderTasks', 'engChangeOrders'].map((s) => t.call('GET', `/${s}/$count`).text),
+    ecn: (await t.call('GET', E())).json,
+    task: (await t.call('GET', T())).json,
+    counts: await counts(),
   };
   const body = typeof c.body === 'function' ? (c.body as () => unknown)() : c.body;
-  const r = t.call(c.method, c.url(), { body, headers: c.headers });
+  const r = (await t.call(c.method, c.url(), { body, headers: c.headers }));
   expect({ status: r.status, code: r.json?.error?.code }).toEqual({ status: c.status, code: c.code });
   expect(typeof r.json.error.message).toBe('string');
   expect(r.json.error.message.length).toBeGreaterThan(10);
@@ -131,7 +139,7 @@ test.each(cases)('$name → $status $code', (c) => {
   if (c.target !== undefined) expect(r.json.error.target).toBe(c.target);
   if (c.status === 405) expect(r.headers['Allow']).toBeDefined();
   // Nothing changed.
-  expect(t.call('GET', E()).json).toEqual(before.ecn);
-  expect(t.call('GET', T()).json).toEqual(before.task);
-  expect(['engChangeNotices', 'engChangeOrderTasks', 'engChangeOrders'].map((s) => t.call('GET', `/${s}/$count`).text)).toEqual(before.counts);
+  expect((await t.call('GET', E())).json).toEqual(before.ecn);
+  expect((await t.call('GET', T())).json).toEqual(before.task);
+  expect(await counts()).toEqual(before.counts);
 });

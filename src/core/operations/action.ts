@@ -8,8 +8,8 @@ import type { OperationContext } from '../operation-context.js';
 import type { ODataResponse } from '../request.js';
 
 /** Invokes a bound action through its registered handler. */
-export function invokeAction(ctx: OperationContext, action: BoundAction): ODataResponse {
+export async function invokeAction(ctx: OperationContext, action: BoundAction): Promise<ODataResponse> {
   const handler = ctx.svc.actions.get(action);
   if (handler === undefined) throw new NotImplementedError(`The action '${action.qualifiedName}' is declared but has no implementation in this service.`);
-  return handler(ctx, action);
+  return await handler(ctx, action);
 }

@@ -43,7 +43,7 @@ export function readMedia(ctx: OperationContext): ODataResponse {
 }
 
 /** PUT of a media property: replaces its bytes; 204. */
-export function writeMedia(ctx: OperationContext): ODataResponse {
+export async function writeMedia(ctx: OperationContext): Promise<ODataResponse> {
   const { property, contentType, maxBytes } = mediaTarget(ctx);
   const sent = mediaType(ctx.req.headers['content-type']);
   if (sent !== contentType) {

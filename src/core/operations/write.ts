@@ -32,7 +32,7 @@ function notAllowed(type: EntityType, what: string, allowed: string[]): MethodNo
 }
 
 /** POST to a collection: creates an entity; 201 with it (or 204 with `Prefer: return=minimal`). */
-export function create(ctx: OperationContext): ODataResponse {
+export async function create(ctx: OperationContext): Promise<ODataResponse> {
   const { svc } = ctx;
   const step = ctx.path.steps[ctx.path.steps.length - 1];
   if (step === undefined) throw new Error('empty path');
@@ -78,7 +78,7 @@ function loadTarget(ctx: OperationContext): { type: EntityType; row: DbRow; keys
 }
 
 /** PATCH of one entity: If-Match required (428/412); 200 with the entity, or 204 with return=minimal. */
-export function update(ctx: OperationContext): ODataResponse {
+export async function update(ctx: OperationContext): Promise<ODataResponse> {
   const { svc } = ctx;
   const type = ctx.path.steps[ctx.path.steps.length - 1]?.type;
   if (type === undefined) throw new Error('empty path');
@@ -114,7 +114,7 @@ export function update(ctx: OperationContext): ODataResponse {
 }
 
 /** DELETE of one entity (and, through foreign keys, what it contains); If-Match checked when sent. */
-export function remove(ctx: OperationContext): ODataResponse {
+export async function remove(ctx: OperationContext): Promise<ODataResponse> {
   const { svc } = ctx;
   const type = ctx.path.steps[ctx.path.steps.length - 1]?.type;
   if (type === undefined) throw new Error('empty path');
