@@ -48,6 +48,10 @@ export function planExpression(e: BoundExpr, scope: QueryScope, ctx: ExprPlanCon
   const plan = (x: BoundExpr, n = negated): SqlExpr => planExpression(x, scope, ctx, n);
   switch (e.kind) {
     case 'literal':
+      // better-sqlite3 binds JS numbers as REAL; integer literals must stay integers (`5 div 3` is 1).
+      if (typeof e.value === 'number' && e.type.kind === 'primitive' && (e.type.name === 'Edm.Int32' || e.type.name === 'Edm.Int64')) {
+        return param(BigInt(e.value));
+      }
       return param(e.value);
     case 'property': {
       const rowScope = scope.resolve(e.root.variable);

@@ -1,0 +1,74 @@
+/**
+ * A small data set with the values that break naive translators: nulls, quotes, `%`, `_`, backslashes,
+ * mixed case, Unicode, an injection attempt, empty strings; and a second company with a colliding number.
+ */
+import { createService, type Service } from '../../src/service.js';
+import { defaultOptions } from '../../src/config.js';
+import { insertEntity } from '../../src/core/insert-entity.js';
+import type { StoredValue } from '../../src/edm/values.js';
+import { REPO_METADATA } from '../helpers/test-service.js';
+
+/** GUIDs of the fixture rows (deterministic, so SQL parameters are stable). */
+export const ID = {
+  companyA: '00000000-0000-4000-8000-00000000000a',
+  companyB: '00000000-0000-4000-8000-00000000000b',
+  ecn: (n: number): string => `00000000-0000-4000-8000-0000000001${String(n).padStart(2, '0')}`,
+};
+
+type Row = Record<string, StoredValue>;
+
+/** The ECNs of company A: number, and the fields the cases filter on. */
+export const ECNS: Row[] = [
+  { number: 'N01', drawingNumber: "O'Brien", sourceSequence: 5, status: 'New', changeReasonCode: 'DESIGN', sourceType: 'Item', creationDate: '2025-01-15', drawingTypeCode: 'ASM' },
+  { number: 'N02', drawingNumber: '100%_done', sourceSequence: 10, status: 'Approved', changeReasonCode: 'COST', sourceType: 'Prod_x002E__x0020_Order', sourceStatus: 'Released', creationDate: '2025-02-01', drawingTypeCode: 'PRT' },
+  { number: 'N03', drawingNumber: null, sourceSequence: 0, status: 'Approved', changeReasonCode: null, creationDate: '2024-12-31', drawingTypeCode: null },
+  { number: 'N04', drawingNumber: 'Ünïcödé Ø', sourceSequence: 7, status: 'Pending_x0020_Approval', changeReasonCode: 'QUALITY', creationDate: '2025-03-10', drawingTypeCode: 'ASM' },
+  { number: 'N05', drawingNumber: 'abc', sourceSequence: 100, status: 'Rejected', changeReasonCode: 'DESIGN', creationDate: '2025-01-01', drawingTypeCode: 'SCH' },
+  { number: 'N06', drawingNumber: 'ABC', sourceSequence: 3, status: 'Closed', changeReasonCode: 'COST', creationDate: '2025-06-30', drawingTypeCode: 'PRT' },
+  { number: 'N07', drawingNumber: 'a_c', sourceSequence: 10, status: 'New', changeReasonCode: null, creationDate: '2025-01-15', drawingTypeCode: null },
+  { number: 'N08', drawingNumber: "'; DROP TABLE engChangeNotices; --", sourceSequence: 1, status: 'New', changeReasonCode: 'DESIGN', creationDate: null, drawingTypeCode: 'ASM' },
+  { number: 'N09', drawingNumber: '', sourceSequence: 2, status: 'Approved', changeReasonCode: 'QUALITY', creationDate: '2025-02-28', drawingTypeCode: '' },
+  { number: 'N10', drawingNumber: 'x\\y', sourceSequence: 50, status: 'Closed', changeReasonCode: 'COST', creationDate: '2025-12-31', drawingTypeCode: 'ASM' },
+];
+
+/** Starts a service on an empty in-memory database with the fixture rows. */
+export function startGoldenService(): Service {
+  const service = createService(defaultOptions({ metadataDir: REPO_METADATA, dbFile: ':memory:', logLevel: 'silent' }));
+  const svc = service.context;
+  const stamp = { userId: 'GOLDEN', now: new Date('2026-01-01T00:00:00.000Z') };
+  const type = (name: string) => {
+    const t = service.model.entityTypeByName.get(name);
+    if (t === undefined) throw new Error(name);
+    return t;
+  };
+  let next = 0;
+  const id = (): string => `00000000-0000-4000-8000-${String(++next).padStart(12, '0')}`;
+  service.db.transaction(() => {
+    insertEntity(svc, service.model.company, undefined, new Map<string, StoredValue>([['id', ID.companyA], ['name', 'A'], ['displayName', 'Company A']]), stamp);
+    insertEntity(svc, service.model.company, undefined, new Map<string, StoredValue>([['id', ID.companyB], ['name', 'B'], ['displayName', 'Company B']]), stamp);
+    for (const c of [ID.companyA, ID.companyB]) {
+      for (const [code, description] of [['DESIGN', 'Design improvement'], ['COST', 'Cost reduction'], ['QUALITY', "Quality 'issue' 100%"]] as const) {
+        insertEntity(svc, type('changeReason'), c, new Map<string, StoredValue>([['id', id()], ['code', code], ['description', description]]), stamp);
+      }
+    }
+    ECNS.forEach((e, i) => {
+      const row = new Map<string, StoredValue>([['id', ID.ecn(i + 1)], ...Object.entries(e)]);
+      insertEntity(svc, type('engChangeNotice'), ID.companyA, row, stamp);
+    });
+    insertEntity(svc, type('engChangeNotice'), ID.companyB, new Map<string, StoredValue>([['id', ID.ecn(99)], ['number', 'N01'], ['drawingNumber', "O'Brien"], ['sourceSequence', 5]]), stamp);
+    const comment = (ecn: number, text: string): void => {
+      insertEntity(svc, type('engChangeNoticeComment'), ID.companyA, new Map<string, StoredValue>([['id', id()], ['engChangeNoticeId', ID.ecn(ecn)], ['comment', text], ['date', '2025-05-01']]), stamp);
+    };
+    comment(1, 'first');
+    comment(1, 'Second');
+    comment(2, 'only one');
+    const line = (ecn: number, qty: number, item: string | null): void => {
+      insertEntity(svc, type('engChangeNoticeBOMLine'), ID.companyA, new Map<string, StoredValue>([['id', id()], ['engChangeNoticeId', ID.ecn(ecn)], ['type', 'Item'], ['quantityPer', qty], ['itemNumber', item]]), stamp);
+    };
+    line(1, 1, 'CMP-1');
+    line(1, 2, 'CMP-2');
+    line(1, 8, null);
+    line(2, 0.5, 'CMP-1');
+  });
+  return service;
+}

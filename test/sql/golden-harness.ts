@@ -1,0 +1,30 @@
+/**
+ * Runs a query string through the real parser, binder, planner and compiler for engChangeNotices of
+ * company A, returning the compiled SQL and parameters, and the numbers of the rows it selects.
+ */
+import { parseQueryOptions } from '../../src/uri/parse-options.js';
+import { planQuery } from '../../src/query/plan-query.js';
+import { planRead } from '../../src/query/plan-read.js';
+import { compile, type CompiledQuery } from '../../src/sql/compile.js';
+import { sqliteDialect } from '../../src/sql/sqlite-dialect.js';
+import type { Service } from '../../src/service.js';
+import { ID } from './golden-fixture.js';
+
+/** A fixed clock for now(). */
+export const NOW = '2026-06-01T12:00:00.000Z';
+
+/** Compiles `?<query>` for the ECN set of company A, selecting only `number`. */
+export function compileQuery(service: Service, query: string, typeName = 'engChangeNotice'): CompiledQuery {
+  const type = service.model.entityTypeByName.get(typeName);
+  if (type === undefined) throw new Error(typeName);
+  const options = parseQueryOptions(query);
+  const planned = planQuery({ model: service.model, type, options, aliases: options.aliases, now: NOW, depth: 0 });
+  const select = new Set(planned.read.select ?? []);
+  if (planned.read.select === undefined) select.add('number');
+  return compile(planRead({ type, companyId: ID.companyA, conditions: [], ...planned.read, select }), sqliteDialect);
+}
+
+/** Executes a compiled query and returns the selected rows. */
+export function run(service: Service, q: CompiledQuery): Record<string, unknown>[] {
+  return service.db.all(q);
+}
