@@ -70,7 +70,27 @@ export type MemberSegment =
   | { readonly kind: 'name'; readonly name: string; readonly span: Span }
   | { readonly kind: 'cast'; readonly typeName: string; readonly span: Span }
   /** `$count` at the end of a collection path, e.g. `engChangeNoticeComments/$count gt 2`. */
-  | { readonly kind: 'count'; readonly span: Span };
+  | {
+      readonly kind: 'count';
+      readonly span: Span;
+      /** `$count($filter=...)` restricts what is counted (ABNF `collectionPathExpr`). */
+      readonly filter?: Expr;
+      /** `$count($search=...)`, kept as text. */
+      readonly search?: string;
+    }
+  /** A key predicate after a collection segment, e.g. `Items(1)` or `$root/Employees('A1245')`. */
+  | { readonly kind: 'key'; readonly key: KeyPredicate; readonly span: Span }
+  /** A bound function call inside a path, e.g. `Model.BestProduct()`; parameters are named (ABNF `functionExpr`). */
+  | {
+      readonly kind: 'function';
+      readonly name: string;
+      readonly params: readonly { readonly name: string; readonly value: Expr }[];
+      readonly span: Span;
+    }
+  /** A `$filter(...)` segment restricting a collection (URL Conventions 4.01 §4.12). */
+  | { readonly kind: 'filter'; readonly predicate: Expr; readonly span: Span }
+  /** An annotation value, e.g. `@Core.Messages` or `@Measures.Currency#Reporting` (URL Conventions §5.1.1.16). */
+  | { readonly kind: 'annotation'; readonly term: string; readonly span: Span };
 
 /** An expression node. */
 export type Expr =
@@ -92,8 +112,18 @@ export type Expr =
   | { readonly kind: 'not'; readonly operand: Expr; readonly span: Span }
   /** Arithmetic negation `-x` of a non-literal. */
   | { readonly kind: 'negate'; readonly operand: Expr; readonly span: Span }
-  /** A function call: canonical (`contains`, `year`...) or qualified (`Microsoft.NAV.f`). `isof`/`cast` too. */
-  | { readonly kind: 'call'; readonly name: string; readonly args: readonly Expr[]; readonly span: Span }
+  /**
+   * A canonical function call (`contains`, `year`...), `isof`/`cast` and `case`. Namespace-qualified
+   * functions take named parameters and are member paths with a `function` segment instead.
+   */
+  | {
+      readonly kind: 'call';
+      readonly name: string;
+      readonly args: readonly Expr[];
+      /** For `cast`/`isof`: the type name argument (`Edm.Int32`, `Collection(NS.T)`); `args` holds the optional operand. */
+      readonly typeName?: string;
+      readonly span: Span;
+    }
   /** `path/any(d: predicate)`, `path/all(d: predicate)`, `path/any()` (no variable, no predicate). */
   | {
       readonly kind: 'lambda';
@@ -115,7 +145,8 @@ export type MemberRoot =
   | { readonly kind: 'it' } /** implicit or `$it` */
   | { readonly kind: 'root' } /** `$root/...` */
   | { readonly kind: 'this' } /** `$this` */
-  | { readonly kind: 'variable'; readonly name: string }; /** a lambda variable */
+  | { readonly kind: 'variable'; readonly name: string } /** a lambda variable */
+  | { readonly kind: 'alias'; readonly name: string }; /** a parameter alias used as a path root, e.g. `@m/FirstName` */
 
 // ---------------------------------------------------------------------------------------------
 // Query options (ABNF `queryOptions`)
@@ -129,10 +160,22 @@ export interface OrderByItem {
 
 /** `$select` item: a property path (`a/b`), `*`, or a qualified action/namespace `*`. */
 export type SelectItem =
-  | { readonly kind: 'path'; readonly segments: readonly MemberSegment[]; readonly span: Span }
+  | {
+      readonly kind: 'path';
+      readonly segments: readonly MemberSegment[];
+      /** Nested options, e.g. `Addresses($filter=...;$top=5)` (ABNF `selectOption`). */
+      readonly options?: NestedQueryOptions;
+      readonly span: Span;
+    }
   | { readonly kind: 'star'; readonly span: Span }
   | { readonly kind: 'qualifiedStar'; readonly namespace: string; readonly span: Span }
-  | { readonly kind: 'operation'; readonly qualifiedName: string; readonly span: Span };
+  | {
+      readonly kind: 'operation';
+      readonly qualifiedName: string;
+      /** Overload signature `f(a,b)`: the names of the non-binding parameters. */
+      readonly parameterNames?: readonly string[];
+      readonly span: Span;
+    };
 
 /** `$expand` item with its nested options. */
 export interface ExpandItem {
@@ -144,6 +187,8 @@ export interface ExpandItem {
   readonly ref: boolean;
   /** `/$count` suffix. */
   readonly count: boolean;
+  /** The item is `$value` (expand the media stream inline); `path` is empty. */
+  readonly value?: boolean;
   /** Nested options in parentheses, separated by `;`. */
   readonly options: NestedQueryOptions;
   readonly span: Span;
@@ -162,6 +207,8 @@ export interface NestedQueryOptions {
   readonly levels?: number | 'max';
   readonly search?: string;
   readonly compute?: string;
+  /** `@name=value` parameter aliases defined inside the parentheses, e.g. `$expand=X(@m=$this;...)`. */
+  readonly aliases?: ReadonlyMap<string, Expr>;
 }
 
 /** All query options of a request. Unknown `$`-options are a syntax error; custom options are kept. */
@@ -172,6 +219,8 @@ export interface QueryOptions extends NestedQueryOptions {
   readonly apply?: string;
   readonly index?: number;
   readonly schemaversion?: string;
+  /** `$id` of `$entity?$id=...` (URL Conventions §4.3.4), decoded. */
+  readonly id?: string;
   /** `@name=value` parameter aliases, parsed as expressions. */
   readonly aliases: ReadonlyMap<string, Expr>;
   /** Custom (non-`$`) options, e.g. `company=CRONUS`, decoded. */
@@ -199,7 +248,14 @@ export interface AliasRef {
 /** One path segment. */
 export type PathSegment =
   /** An identifier (entity set, navigation, property, action...) with an optional key predicate. */
-  | { readonly kind: 'identifier'; readonly name: string; readonly key?: KeyPredicate; readonly span: Span }
+  | {
+      readonly kind: 'identifier';
+      readonly name: string;
+      readonly key?: KeyPredicate;
+      /** Function(-import) parameters: `F()` gives `[]`; with two groups `F(a=1)(2)` the first are parameters. */
+      readonly params?: readonly { readonly name: string; readonly value: Expr }[];
+      readonly span: Span;
+    }
   /** A namespace-qualified name: bound action/function or type cast, e.g. `Microsoft.NAV.createEngChangeOrder`. */
   | {
       readonly kind: 'qualified';
@@ -212,7 +268,19 @@ export type PathSegment =
   | { readonly kind: 'count'; readonly span: Span }
   | { readonly kind: 'value'; readonly span: Span }
   | { readonly kind: 'ref'; readonly span: Span }
-  /** A key as its own segment (key-as-segment convention, e.g. `engChangeNotices/2f0c...`): not used by this service. */
+  /**
+   * A segment that is not a name: a key-as-segment value (`People/O'Neil`) or an ordinal index
+   * (`Addresses/-1`). Decoded text; the binder decides (this service uses neither).
+   */
+  | { readonly kind: 'literalSegment'; readonly text: string; readonly span: Span }
+  /** `$filter(...)` path segment (URL Conventions 4.01 §4.12). */
+  | { readonly kind: 'filter'; readonly predicate: Expr; readonly span: Span }
+  /** `$each` (§4.12), `$query` (§4.17) and `$all` (§4.16) segments. */
+  | { readonly kind: 'each'; readonly span: Span }
+  | { readonly kind: 'query'; readonly span: Span }
+  | { readonly kind: 'all'; readonly span: Span }
+  /** `$crossjoin(A,B)` (§4.15). */
+  | { readonly kind: 'crossjoin'; readonly entitySets: readonly string[]; readonly span: Span }
   | { readonly kind: 'metadata'; readonly span: Span }
   | { readonly kind: 'batch'; readonly span: Span }
   | { readonly kind: 'entity'; readonly span: Span };
