@@ -7,6 +7,7 @@
 import type { EntityType, NavigationProperty } from '../edm/model.js';
 import { NotImplementedError, QueryLimitError, UriSemanticError } from '../errors/odata-error.js';
 import { and, col, constant, param, select } from '../sql/build.js';
+import { sqliteDialect } from '../sql/sqlite-dialect.js';
 import type { SelectColumn, SelectNode, SqlExpr } from '../sql/nodes.js';
 import type { ExpandItem } from '../uri/ast.js';
 import { entityColumns } from './plan-read.js';
@@ -31,16 +32,10 @@ export interface ExpandPlan {
   countColumn?(scope: QueryScope): SelectColumn;
 }
 
-const json = (e: SqlExpr): SqlExpr => ({ kind: 'call', name: 'json', args: [e] });
-
-/** `json_object('p1', t.p1, ...)` of a row's entity columns plus nested expansion columns. */
+/** The JSON object of a row's entity columns plus nested expansion columns. */
 function rowObject(columns: readonly SelectColumn[], nestedJson: ReadonlySet<string>): SqlExpr {
-  const args: SqlExpr[] = [];
-  for (const c of columns) {
-    if (c.alias === undefined) continue;
-    args.push(param(c.alias), nestedJson.has(c.alias) ? json(c.expr) : c.expr);
-  }
-  return { kind: 'call', name: 'json_object', args };
+  const members = columns.flatMap((c) => (c.alias === undefined ? [] : [{ key: c.alias, value: c.expr, json: nestedJson.has(c.alias) }]));
+  return sqliteDialect.jsonObject(members);
 }
 
 function itemNavigation(type: EntityType, item: ExpandItem): NavigationProperty[] {
@@ -111,7 +106,7 @@ function planOne(input: QueryPlanInput, nav: NavigationProperty, options: Expand
       if (!nav.collection) return { expr: { kind: 'subquery', query }, alias: nav.name };
       const x = scope.aliases.fresh();
       const agg = select({
-        columns: [{ expr: { kind: 'call', name: 'coalesce', args: [{ kind: 'call', name: 'json_group_array', args: [json(col(x, '_row'))] }, param('[]')] } }],
+        columns: [{ expr: sqliteDialect.jsonArrayAgg(col(x, '_row')) }],
         from: { kind: 'derived', query, alias: x },
       });
       return { expr: { kind: 'subquery', query: agg }, alias: nav.name };

@@ -31,4 +31,8 @@ export interface Dialect {
   containsExpr(haystack: SqlExpr, needle: SqlExpr): SqlExpr;
   /** Exact division of two numbers (`divby`). */
   exactDivide(left: SqlExpr, right: SqlExpr): SqlExpr;
+  /** A JSON object of named values; `json` marks values that are JSON text to embed, not strings. */
+  jsonObject(members: readonly { readonly key: string; readonly value: SqlExpr; readonly json: boolean }[]): SqlExpr;
+  /** Aggregate: the JSON array of the JSON text values of a group, `[]` when it is empty. */
+  jsonArrayAgg(rowJson: SqlExpr): SqlExpr;
 }

@@ -56,4 +56,7 @@ export const sqliteDialect: Dialect = {
   functions,
   containsExpr: (haystack, needle) => ({ kind: 'binary', operator: '>', left: call('instr', haystack, needle), right: { kind: 'constant', value: 0 } }),
   exactDivide: (left, right) => ({ kind: 'binary', operator: '/', left: { kind: 'cast', operand: left, type: 'REAL' }, right }),
+  // JSON subtypes do not survive a subquery boundary in SQLite, so embedded JSON text is re-marked with json().
+  jsonObject: (members) => call('json_object', ...members.flatMap((m) => [p(m.key), m.json ? call('json', m.value) : m.value])),
+  jsonArrayAgg: (rowJson) => call('coalesce', call('json_group_array', call('json', rowJson)), p('[]')),
 };
