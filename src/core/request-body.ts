@@ -5,6 +5,7 @@
 import { BodyValidationError, PreconditionFailedError, PreconditionRequiredError, UnsupportedMediaTypeError } from '../errors/odata-error.js';
 import { ifMatchMatches } from '../serialize/etag.js';
 import type { ODataRequest } from './request.js';
+import { parsePrefer } from '../uri/parse-prefer.js';
 
 /** The media type of a Content-Type header, lower-case, without parameters. */
 export function mediaType(header: string | undefined): string | undefined {
@@ -41,7 +42,6 @@ export function checkIfMatch(req: ODataRequest, currentEtag: string, required: b
 
 /** The `return=` preference of the request (OData Protocol §8.2.8.7). */
 export function preferReturn(req: ODataRequest): 'minimal' | 'representation' | undefined {
-  const m = /(?:^|[,;\s])return\s*=\s*"?(minimal|representation)"?/i.exec(req.headers['prefer'] ?? '');
-  const v = m?.[1]?.toLowerCase();
-  return v === 'minimal' || v === 'representation' ? v : undefined;
+  const prefer = req.headers['prefer'];
+  return prefer === undefined ? undefined : parsePrefer(prefer).preferences.return;
 }

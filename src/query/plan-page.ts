@@ -14,6 +14,7 @@ import type { OperationContext } from '../core/operation-context.js';
 import type { ReadPlanInput } from './plan-read.js';
 import type { PlannedQuery } from './plan-query.js';
 import type { QueryScope } from './query-scope.js';
+import { parsePrefer } from '../uri/parse-prefer.js';
 import { decodeSkiptoken, encodeSkiptoken, type TokenValue } from './skiptoken.js';
 
 /** The paging part of a collection read. */
@@ -26,10 +27,9 @@ export interface PagePlan {
 
 const SORT_VALUE = (i: number): string => `_sort${i}`;
 
-/** The requested `odata.maxpagesize`, if any. */
+/** The requested `odata.maxpagesize`, if any (invalid preferences are ignored, RFC 7240). */
 function preferredPageSize(prefer: string | undefined): number | undefined {
-  const m = /(?:^|[,;\s])odata\.maxpagesize\s*=\s*"?(\d{1,9})"?/i.exec(prefer ?? '');
-  const n = m?.[1] === undefined ? undefined : Number(m[1]);
+  const n = prefer === undefined ? undefined : parsePrefer(prefer).preferences.maxPageSize;
   return n !== undefined && n > 0 ? n : undefined;
 }
 
