@@ -1,0 +1,44 @@
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { toErrorResponse } from '../../../src/errors/to-error-response.js';
+import { ConflictError, MethodNotAllowedError } from '../../../src/errors/odata-error.js';
+
+function capture(): { log: pino.Logger; lines: () => string[] } {
+  const chunks: string[] = [];
+  const stream = new Writable({ write(chunk, _enc, cb) { chunks.push(String(chunk)); cb(); } });
+  return { log: pino({ level: 'info' }, stream), lines: () => chunks.join('').split('\n').filter(Boolean) };
+}
+
+test('an unexpected error is a 500 naming the correlation id, logged with the stack, never sent with it', () => {
+  const { log, lines } = capture();
+  const r = toErrorResponse(new TypeError('boom at secret/path.ts:12'), 'corr-123', log);
+  expect(r.status).toBe(500);
+  const body = JSON.parse(r.body);
+  expect(body.error.code).toBe('Internal_ServerError');
+  expect(body.error.message).toContain('corr-123');
+  expect(r.body).not.toContain('boom');
+  expect(r.body).not.toContain('path.ts');
+  const logged = lines().map((l) => JSON.parse(l));
+  expect(logged).toHaveLength(1);
+  expect(logged[0].correlationId).toBe('corr-123');
+  expect(logged[0].err.stack).toContain('boom');
+});
+
+test('a known error keeps its status, code, target and headers and is not logged as an error', () => {
+  const { log, lines } = capture();
+  const r = toErrorResponse(new MethodNotAllowedError('no', ['GET']), 'c', log);
+  expect(r.status).toBe(405);
+  expect(r.headers['Allow']).toBe('GET');
+  expect(JSON.parse(r.body)).toEqual({ error: { code: 'BadRequest_MethodNotAllowed', message: 'no' } });
+  const c = toErrorResponse(new ConflictError('dup', 'Internal_EntityWithSameKeyExists', 'number'), 'c', log);
+  expect(JSON.parse(c.body).error.target).toBe('number');
+  expect(lines()).toHaveLength(0);
+});
+
+test('SQLite constraint errors that slip past the checks are 409, not 500', () => {
+  const { log } = capture();
+  const fk = Object.assign(new Error('FOREIGN KEY constraint failed'), { code: 'SQLITE_CONSTRAINT_FOREIGNKEY' });
+  expect(toErrorResponse(fk, 'c', log).status).toBe(409);
+  const uq = Object.assign(new Error('UNIQUE constraint failed'), { code: 'SQLITE_CONSTRAINT_UNIQUE' });
+  expect(JSON.parse(toErrorResponse(uq, 'c', log).body).error.code).toBe('Internal_EntityWithSameKeyExists');
+});
