@@ -1,0 +1,46 @@
+/**
+ * The README's curl walk-through, run as written (bash + curl) against `ecn-odata serve --seed demo`,
+ * with only the port changed. Guards the newcomer's first experience.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../..');
+const bin = path.join(root, 'dist', 'src', 'cli', 'main.js');
+
+test('the README curl walk-through works as written', async () => {
+  if (spawnSync('curl', ['--version']).status !== 0) throw new Error('curl is needed for this test (Debian package curl)');
+  const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
+  const block = /## A walk through the interface with curl[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)?.[1];
+  expect(block).toBeDefined();
+  const db = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ecn-readme-')), 'demo.sqlite');
+  const server = spawn(process.execPath, [bin, 'serve', '--port', '0', '--db', db, '--seed', 'demo', '--log-level', 'silent'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  try {
+    const base = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      server.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        const m = /serving (http:\/\/\S+\/api\/v2\.0)\//.exec(out);
+        if (m?.[1]) resolve(m[1]);
+      });
+      server.on('exit', (code) => reject(new Error(`serve exited ${String(code)}: ${out}`)));
+    });
+    const script = String(block).replace('ROOT=http://127.0.0.1:8080/api/v2.0', `ROOT=${base}`);
+    const r = spawnSync('bash', ['-e', '-c', script], { encoding: 'utf8', timeout: 30_000 });
+    expect(r.status).toBe(0);
+    const lines = r.stdout.split('\n');
+    expect(lines).toContain('created ECN000013');
+    expect(r.stdout).toContain('"code":"BadRequest_InvalidToken"');
+    expect(lines).toContain('Approved');
+    expect(lines).toContain('10000');
+    expect(lines).toContain('BadRequest_MethodNotAllowed');
+    expect(lines).toContain('assembly@cronus.example');
+    expect(lines).toContain('Increase bore to 14 mm.');
+    expect(r.stdout).toContain('"code":"BadRequest_InvalidRequestUrl"');
+    expect(r.stdout).not.toContain('undefined');
+  } finally {
+    server.kill('SIGTERM');
+  }
+}, 60_000);
