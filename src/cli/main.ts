@@ -8,12 +8,19 @@ import { MigrationError } from '../db/migrate.js';
 import { UsageError } from './args.js';
 import { serve } from './serve.js';
 import { seed } from './seed.js';
+import { runAdmin } from './admin.js';
+import { UserStoreError } from '../auth/user-store.js';
 
 const HELP = `Usage: ecn-odata <command> [options]
 
 Commands:
-  serve    start the OData service (ecn-odata serve --help)
-  seed     write the demo data into a database (ecn-odata seed --help)`;
+  serve      start the OData service (ecn-odata serve --help)
+  seed       write the demo data into a database (ecn-odata seed --help)
+  users      add or list users (ecn-odata users --help)
+  grant      grant permission sets in a company (ecn-odata grant --help)
+  revoke     remove grants (ecn-odata revoke --help)
+  token      issue or revoke API tokens (ecn-odata token --help)
+  companies  add or list companies (ecn-odata companies --help)`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -24,6 +31,12 @@ async function main(argv: string[]): Promise<number> {
     case 'seed':
       seed(rest);
       return 0;
+    case 'users':
+    case 'grant':
+    case 'revoke':
+    case 'token':
+    case 'companies':
+      return runAdmin(command, rest);
     case undefined:
     case '--help':
     case '-h':
@@ -31,7 +44,7 @@ async function main(argv: string[]): Promise<number> {
       console.log(HELP);
       return command === undefined ? 2 : 0;
     default:
-      throw new UsageError(`ecn-odata: unknown command '${command}'. Commands: serve, seed.`);
+      throw new UsageError(`ecn-odata: unknown command '${command}'. Commands: serve, seed, users, grant, revoke, token, companies.`);
   }
 }
 
@@ -40,7 +53,7 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exitCode = code;
   },
   (e: unknown) => {
-    if (e instanceof UsageError) {
+    if (e instanceof UsageError || e instanceof UserStoreError) {
       console.error(e.message);
       process.exit(2);
     }

@@ -10,6 +10,8 @@ export interface Principal {
   readonly companies: 'all' | ReadonlySet<string>;
   /** Company used by unscoped URLs when the request names none (conventions §1). */
   readonly defaultCompany?: string;
+  /** Permission sets per company id; absent means every set in every company (no authentication configured). */
+  readonly grants?: ReadonlyMap<string, ReadonlySet<string>>;
 }
 
 /** An HTTP request as the core sees it. */

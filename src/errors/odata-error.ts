@@ -129,3 +129,28 @@ export class NotImplementedError extends ODataError {
     super(501, 'BadRequest_NotImplemented', message);
   }
 }
+
+/** 401 Authentication_InvalidCredentials, with `WWW-Authenticate: Bearer` (RFC 6750 §3). */
+export class AuthenticationError extends ODataError {
+  constructor(message: string, invalidToken: boolean) {
+    super(401, 'Authentication_InvalidCredentials', message, undefined, undefined, {
+      'WWW-Authenticate': invalidToken ? 'Bearer realm="ecn-odata", error="invalid_token"' : 'Bearer realm="ecn-odata"',
+    });
+  }
+}
+
+/** 401 Authorization_CompanyAccessDenied: the caller has no grant in the company (BC answers 401). */
+export class CompanyAccessDeniedError extends ODataError {
+  constructor(company: string) {
+    super(401, 'Authorization_CompanyAccessDenied', `You do not have access to the company '${company}'. Ask an administrator to grant you a permission set in it.`, undefined, undefined, {
+      'WWW-Authenticate': 'Bearer realm="ecn-odata"',
+    });
+  }
+}
+
+/** 403 Authorization_PermissionDenied, in Business Central's wording. */
+export class PermissionDeniedError extends ODataError {
+  constructor(resource: string, access: 'Read' | 'Write', needed: string) {
+    super(403, 'Authorization_PermissionDenied', `Sorry, the current permissions prevented the action. (${resource} ${access}: needs permission set ${needed})`);
+  }
+}

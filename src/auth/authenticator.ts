@@ -1,0 +1,54 @@
+/**
+ * Turns a request's `Authorization: Bearer <token>` into a principal (conventions §7): opaque tokens
+ * from the token store, JWTs through the configured issuer. Every failure is a 401 with
+ * `WWW-Authenticate: Bearer` and a message that never repeats the token; failures are logged without it.
+ */
+import type { Logger } from 'pino';
+import { AuthenticationError } from '../errors/odata-error.js';
+import type { Principal } from '../core/request.js';
+import { JwtVerifier, type JwtSettings } from './jwt-verifier.js';
+import type { TokenStore } from './token-store.js';
+import type { UserStore } from './user-store.js';
+
+/** Authenticates requests. */
+export class Authenticator {
+  private readonly jwt: JwtVerifier | undefined;
+
+  constructor(
+    private readonly users: UserStore,
+    private readonly tokens: TokenStore,
+    jwt: JwtSettings | undefined,
+    private readonly log: Logger,
+  ) {
+    this.jwt = jwt === undefined ? undefined : new JwtVerifier(jwt);
+  }
+
+  /** The principal of a request, or AuthenticationError. */
+  async authenticate(authorization: string | undefined, context: { requestId: string; clientAddress?: string }): Promise<Principal> {
+    const fail = (reason: string, invalidToken: boolean, message: string): never => {
+      this.log.warn({ requestId: context.requestId, clientAddress: context.clientAddress, reason }, 'authentication failed');
+      throw new AuthenticationError(message, invalidToken);
+    };
+    if (authorization === undefined || authorization.trim() === '') {
+      return fail('no credentials', false, 'The server has rejected the client credentials: send an Authorization: Bearer <token> header.');
+    }
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    if (m === null) return fail('not a bearer token', false, 'The server has rejected the client credentials: only the Bearer scheme is accepted.');
+    const token = m[1] as string;
+    let userKey: string | undefined;
+    if (token.startsWith('ecn_')) {
+      const r = this.tokens.verify(token);
+      if (!r.ok) return fail(r.reason, true, `The server has rejected the client credentials (${r.reason}).`);
+      userKey = r.userId;
+    } else if (this.jwt !== undefined && JwtVerifier.looksLikeJwt(token)) {
+      const r = await this.jwt.verify(token);
+      if (!r.ok) return fail(r.reason, true, `The server has rejected the client credentials (${r.reason}).`);
+      userKey = r.user;
+    } else {
+      return fail('unrecognised token', true, 'The server has rejected the client credentials (unrecognised token).');
+    }
+    const user = this.users.findByIdOrEmail(userKey);
+    if (user === undefined) return fail('unknown user', true, 'The server has rejected the client credentials (the user is not known to this service).');
+    return this.users.principal(user);
+  }
+}

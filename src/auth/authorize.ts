@@ -1,0 +1,38 @@
+/**
+ * The one place that decides whether a principal may do what a request asks (conventions §7, §3):
+ * read permission on every type the request reads (path steps, $expand, $filter/$orderby navigations),
+ * write permission on the type it changes. Company access itself is checked when the company is resolved.
+ */
+import type { EntityType } from '../edm/model.js';
+import { PermissionDeniedError } from '../errors/odata-error.js';
+import type { Principal } from '../core/request.js';
+import type { ResourcePathBinding } from '../core/operation-context.js';
+import type { QueryOptions } from '../uri/ast.js';
+import { allows, requiredSet } from './permission-sets.js';
+import { touchedTypes } from './touched-types.js';
+
+/** What the request does to its target. */
+function targetAccess(path: ResourcePathBinding, method: string): 'read' | 'write' {
+  if (method === 'GET' || method === 'HEAD') return 'read';
+  return path.target.kind === 'count' || path.target.kind === 'property' ? 'read' : 'write';
+}
+
+function check(principal: Principal, companyId: string | undefined, type: EntityType, access: 'read' | 'write'): void {
+  if (principal.grants === undefined) return;
+  if (type.scope !== 'company' || companyId === undefined) return; // global sets: readable by every authenticated user
+  const granted = principal.grants.get(companyId) ?? new Set<string>();
+  if (!allows(granted, type, access)) {
+    throw new PermissionDeniedError(`TableData ${type.name}`, access === 'read' ? 'Read' : 'Write', requiredSet(type, access) ?? 'SUPER');
+  }
+}
+
+/** Throws PermissionDeniedError (403) unless the principal may perform the request. */
+export function authorize(principal: Principal, companyId: string | undefined, path: ResourcePathBinding, options: QueryOptions, method: string): void {
+  const last = path.steps[path.steps.length - 1];
+  if (last === undefined) return;
+  for (const step of path.steps.slice(0, -1)) check(principal, companyId, step.type, 'read');
+  const access = targetAccess(path, method);
+  check(principal, companyId, last.type, access);
+  if (access === 'write' && path.target.kind !== 'action') check(principal, companyId, last.type, 'read');
+  for (const t of touchedTypes(last.type, options)) check(principal, companyId, t, 'read');
+}
