@@ -9,7 +9,10 @@ import { loadModel } from './edm/load-model.js';
 import type { EdmModel } from './edm/model.js';
 import { handle } from './core/handle.js';
 import type { ODataRequest, ODataResponse, Principal } from './core/request.js';
-import type { ActionHandler, ServiceContext } from './core/service-context.js';
+import type { ServiceContext } from './core/service-context.js';
+import { buildHookRegistry } from './hooks/registry.js';
+import type { EntityHooks } from './hooks/types.js';
+import { createOutboxTable } from './events/outbox.js';
 import type { ServiceOptions } from './config.js';
 import { BodyValidator } from './validation/validate-body.js';
 import { createVersionClock } from './serialize/etag.js';
@@ -30,24 +33,23 @@ export interface Service {
 /** The caller when no authentication is configured: every company, the configured default company. */
 export const ANONYMOUS: Principal = { userId: 'ANONYMOUS', companies: 'all' };
 
-/** Creates a service; throws ModelError / MigrationError for a bad model or an incompatible database. */
-export function createService(options: ServiceOptions, actions: ReadonlyMap<string, ActionHandler> = new Map()): Service {
+/**
+ * Creates a service with the given hook modules (the explicit list of `src/rules/index.ts`); throws
+ * ModelError / MigrationError for a bad model or an incompatible database, HookRegistryError for a
+ * hook module that does not fit the model (checked before the database is opened).
+ */
+export function createService(options: ServiceOptions, rules: readonly EntityHooks[] = []): Service {
   const log = pino({ level: options.logLevel, base: undefined });
   const model = loadModel(options.metadataDir);
+  const hooks = buildHookRegistry(model, rules);
   const db = openDatabase(options.dbFile);
   try {
     const report = migrate(db, model);
     if (report.createdTables.length > 0 || report.addedColumns.length > 0) log.info(report, 'database schema updated');
+    createOutboxTable(db);
   } catch (e) {
     db.close();
     throw e;
-  }
-  const actionMap = new Map<import('./edm/model.js').BoundAction, ActionHandler>();
-  for (const type of model.entityTypes) {
-    for (const action of type.actions) {
-      const h = actions.get(`${type.name}.${action.name}`);
-      if (h !== undefined) actionMap.set(action, h);
-    }
   }
   const context: ServiceContext = {
     model,
@@ -57,7 +59,7 @@ export function createService(options: ServiceOptions, actions: ReadonlyMap<stri
     log,
     defaultCompany: options.defaultCompany,
     metadataCache: new Map(),
-    actions: actionMap,
+    hooks,
   };
   return {
     model,

@@ -8,7 +8,7 @@ import type { Server } from 'node:http';
 import { defaultOptions } from '../config.js';
 import { createService } from '../service.js';
 import { createExpressApp } from '../http/express-app.js';
-import { businessActions } from '../rules/index.js';
+import { businessRules } from '../rules/index.js';
 import { DEMO_DEFAULT_COMPANY, seedDemoIfEmpty } from '../seed/demo.js';
 import { intFlag, parseFlags, UsageError } from './args.js';
 
@@ -54,7 +54,7 @@ export async function serve(argv: string[]): Promise<Server | undefined> {
     ...(typeof values['log-level'] === 'string' ? { logLevel: values['log-level'] } : {}),
     ...(typeof values['default-company'] === 'string' ? { defaultCompany: values['default-company'] } : seed === 'demo' ? { defaultCompany: DEMO_DEFAULT_COMPANY } : {}),
   });
-  const service = createService(opts, businessActions);
+  const service = createService(opts, businessRules);
   if (seed === 'demo') seedDemoIfEmpty(service.context);
   const app = createExpressApp(service);
   return await new Promise<Server>((resolve, reject) => {

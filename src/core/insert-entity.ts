@@ -1,7 +1,8 @@
 /**
  * Inserts one entity row with everything the model implies: defaults, auto-modified stamps, the row
- * version, required/reference/uniqueness checks, and the hidden company. Used by POST, by business
- * modules and by seeding; the caller owns the transaction.
+ * version, required/reference/uniqueness checks, and the hidden company. Split in two so the write
+ * session can run validateWrite hooks between the checks and the INSERT; seeding uses both at once.
+ * The caller owns the transaction.
  */
 import { compile } from '../sql/compile.js';
 import { sqliteDialect } from '../sql/sqlite-dialect.js';
@@ -25,18 +26,29 @@ export function stampRow(svc: ServiceContext, type: EntityType, row: RowValues, 
   row.set(HIDDEN_COLUMNS.version, svc.nextVersion());
 }
 
-/** Inserts a row (values by property name, stored form) and returns it as read back. */
-export function insertEntity(svc: ServiceContext, type: EntityType, companyId: string | undefined, row: RowValues, stamp: WriteStamp): DbRow {
+/** Fills defaults, stamps the row and runs the model's checks (the part of an insert before hooks see the row). */
+export function prepareInsert(svc: ServiceContext, type: EntityType, companyId: string | undefined, row: RowValues, stamp: WriteStamp): void {
   applyDefaults(svc, type, row, { userId: stamp.userId, now: stamp.now, companyId });
   stampRow(svc, type, row, stamp.now);
   checkRequired(type, row);
   const changed = new Set(row.keys());
   checkReferences(svc, type, companyId, row, changed);
   checkUnique(svc, type, companyId, row, changed);
-  if (type.scope === 'company') row.set(HIDDEN_COLUMNS.company, companyId ?? null);
-  const columns = [...row.keys()];
-  svc.db.run(compile({ kind: 'insert', table: type.table, columns, values: columns.map((c) => param(row.get(c) ?? null)) }, sqliteDialect));
+}
+
+/** Writes a prepared row (with the hidden company) and returns it as read back. */
+export function writeInsert(svc: ServiceContext, type: EntityType, companyId: string | undefined, row: RowValues): DbRow {
+  const values = new Map(row);
+  if (type.scope === 'company') values.set(HIDDEN_COLUMNS.company, companyId ?? null);
+  const columns = [...values.keys()];
+  svc.db.run(compile({ kind: 'insert', table: type.table, columns, values: columns.map((c) => param(values.get(c) ?? null)) }, sqliteDialect));
   const stored = readRow(svc, type, companyId, [{ property: type.key.name, value: row.get(type.key.name) ?? null }]);
   if (stored === undefined) throw new Error(`inserted ${type.name} row not found`);
   return stored;
+}
+
+/** Inserts a row (values by property name, stored form) and returns it as read back; runs no hooks (seeding). */
+export function insertEntity(svc: ServiceContext, type: EntityType, companyId: string | undefined, row: RowValues, stamp: WriteStamp): DbRow {
+  prepareInsert(svc, type, companyId, row, stamp);
+  return writeInsert(svc, type, companyId, row);
 }

@@ -68,3 +68,21 @@ export function resolvePath(svc: ServiceContext, steps: readonly PathStep[], com
   if (step.key !== undefined) keys.push(step.key);
   return { step, conditions, parentRow, keys, reachable };
 }
+
+/** The row a path addresses with its type and the keys of its steps (for context URLs), or 404. */
+export interface LoadedTarget {
+  readonly type: EntityType;
+  readonly row: DbRow;
+  readonly keys: StoredValue[];
+}
+
+/** Resolves a path and loads the one entity it addresses; run inside the write transaction. */
+export function loadTarget(svc: ServiceContext, steps: readonly PathStep[], companyId: string | undefined): LoadedTarget {
+  const resolved = resolvePath(svc, steps, companyId);
+  const type = resolved.step.type;
+  const row = resolved.reachable ? readRow(svc, type, companyId, resolved.conditions) : undefined;
+  if (row === undefined) throw recordNotFound(type, resolved.conditions);
+  const keys = [...resolved.keys];
+  if (resolved.step.key === undefined) keys.push(row[type.key.name] as StoredValue);
+  return { type, row, keys };
+}

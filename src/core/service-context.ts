@@ -1,17 +1,12 @@
 /**
  * What every request handler needs from the running service: the model, the database, the body
- * validator, the row-version clock and the logger. Built once by `createService`.
+ * validator, the row-version clock, the logger and the business-rule hooks. Built once by `createService`.
  */
 import type { Logger } from 'pino';
 import type { Database } from '../db/database.js';
 import type { EdmModel } from '../edm/model.js';
 import type { BodyValidator } from '../validation/validate-body.js';
-import type { BoundAction } from '../edm/model.js';
-import type { OperationContext } from './operation-context.js';
-import type { ODataResponse } from './request.js';
-
-/** The implementation of a bound action. */
-export type ActionHandler = (ctx: OperationContext, action: BoundAction) => ODataResponse | Promise<ODataResponse>;
+import type { HookRegistry } from '../hooks/registry.js';
 
 /** Long-lived service state shared by all requests. */
 export interface ServiceContext {
@@ -25,6 +20,6 @@ export interface ServiceContext {
   readonly defaultCompany?: string;
   /** Cached $metadata documents (built once from the model). */
   readonly metadataCache: Map<string, string>;
-  /** Implementations of the model's bound actions. */
-  readonly actions: ReadonlyMap<BoundAction, ActionHandler>;
+  /** The business-rule hook modules and action implementations, checked against the model. */
+  readonly hooks: HookRegistry;
 }

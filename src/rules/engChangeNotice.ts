@@ -1,49 +1,72 @@
 /**
- * Business rules of the ECN (service-interface.md, conventions §5). The bound action
- * createEngChangeOrder creates an ECO from an Approved ECN: number from the ECO series, the ECN's
- * number, description and reason copied, status New; answers 200 with the ECO. Calling it again creates
- * another ECO (an ECN may need several change orders; README documents this).
+ * Business rules of the engineering change notice (service-interface.md; conventions §5):
+ * - approval: status becomes Approved only from New or Pending Approval (Rejected and Closed are final);
+ * - "where applicable": sourceStatus only for source type Prod. Order, sourceSalesDocumentType only for
+ *   Sales Quote and Sales Order;
+ * - the bound action createEngChangeOrder: from an Approved ECN only, creates an ECO in status New with
+ *   the ECN's number and a description from its number and reason. Calling it again creates another ECO
+ *   (one notice may need several change orders; README documents this).
+ * The number series and the computed fields (changeReasonDescription, bomExists, bomCommentExists) are
+ * declared in metadata/entities/engChangeNotice.json, not here.
  */
-import type { ActionHandler } from '../core/service-context.js';
 import { BusinessRuleError } from '../errors/odata-error.js';
-import { insertEntity } from '../core/insert-entity.js';
-import { readRow, recordNotFound, resolvePath } from '../core/resolve-path.js';
-import { checkIfMatch } from '../core/request-body.js';
-import { rowEtag } from '../serialize/entity-json.js';
-import { entityResponse } from '../core/responses.js';
-import { contextUrl } from '../serialize/context-url.js';
-import { negotiateJson } from '../core/format.js';
-import type { StoredValue } from '../edm/values.js';
+import { defineHooks, type ActionContext, type Row } from '../hooks/types.js';
+import { ECN_STATUS, isBlank, shown, TYPES, type EcnRow } from './rows.js';
 
-const APPROVED = 'Approved';
+const PROD_ORDER = 'Prod_x002E__x0020_Order';
+const SALES_TYPES: readonly string[] = ['Sales_x0020_Quote', 'Sales_x0020_Order'];
+const SOURCE_FIELDS: readonly string[] = ['sourceType', 'sourceStatus', 'sourceSalesDocumentType'];
+const APPROVABLE_FROM: readonly string[] = [ECN_STATUS.new, ECN_STATUS.pendingApproval];
 
-/** POST .../engChangeNotices({id})/Microsoft.NAV.createEngChangeOrder */
-export const createEngChangeOrder: ActionHandler = (ctx, action) => {
-  const { svc } = ctx;
-  const eco = action.returnType;
-  if (eco === undefined) throw new Error('createEngChangeOrder must declare its return type');
-  const format = negotiateJson(ctx.options.format, ctx.req.headers['accept']);
-  const companyId = ctx.company?.id;
-  const created = svc.db.transaction(() => {
-    const resolved = resolvePath(svc, ctx.path.steps, companyId);
-    const type = resolved.step.type;
-    const ecn = resolved.reachable ? readRow(svc, type, companyId, resolved.conditions) : undefined;
-    if (ecn === undefined) throw recordNotFound(type, resolved.conditions);
-    checkIfMatch(ctx.req, rowEtag(ecn), false);
-    if (ecn['status'] !== APPROVED) {
-      throw new BusinessRuleError(
-        `An engineering change order can only be created from an Approved engineering change notice; ECN ${String(ecn['number'])} has status ${String(ecn['status'])}.`,
-        'status',
-      );
-    }
-    const reason = ecn['changeReasonDescription'] ?? ecn['changeReasonCode'];
-    const description = `${String(ecn['number'])}${reason === null || reason === undefined ? '' : `: ${String(reason)}`}`.slice(0, 100);
-    const values = new Map<string, StoredValue>([
-      ['engChangeNoticeNumber', ecn['number'] as StoredValue],
-      ['description', description],
-    ]);
-    return insertEntity(svc, eco, companyId, values, { userId: ctx.principal.userId, now: new Date() });
-  });
-  const context = contextUrl(ctx.req.serviceRootUrl, ctx.contextPrefix, eco.entitySet, undefined, true);
-  return entityResponse(200, eco, created, context, { format, links: ctx.links });
-};
+/** 400 when a source field is filled for a source type it does not apply to. */
+function checkWhereApplicable(ecn: EcnRow): void {
+  const type = shown(ecn.sourceType);
+  if (!isBlank(ecn.sourceStatus) && ecn.sourceType !== PROD_ORDER) {
+    throw new BusinessRuleError(
+      `sourceStatus applies only to the source type Prod. Order, but this ECN's source type is '${type}'. Leave sourceStatus blank ("_x0020_") or change sourceType.`,
+      'sourceStatus',
+    );
+  }
+  if (!isBlank(ecn.sourceSalesDocumentType) && !SALES_TYPES.includes(ecn.sourceType)) {
+    throw new BusinessRuleError(
+      `sourceSalesDocumentType applies only to the source types Sales Quote and Sales Order, but this ECN's source type is '${type}'. Leave sourceSalesDocumentType blank ("_x0020_") or change sourceType.`,
+      'sourceSalesDocumentType',
+    );
+  }
+}
+
+/** 400 when an ECN in a final state (Rejected, Closed) is set to Approved. */
+function checkApproval(before: EcnRow, after: EcnRow): void {
+  if (after.status !== ECN_STATUS.approved || before.status === ECN_STATUS.approved) return;
+  if (APPROVABLE_FROM.includes(before.status)) return;
+  throw new BusinessRuleError(
+    `ECN ${before.number} cannot be approved because its status is ${shown(before.status)}; only a New or Pending Approval notice can be approved. Create a new ECN for the change instead.`,
+    'status',
+  );
+}
+
+/** POST .../engChangeNotices({id})/Microsoft.NAV.createEngChangeOrder: the new ECO (200). */
+function createEngChangeOrder(ctx: ActionContext<EcnRow>): Row {
+  const ecn = ctx.entity;
+  if (ecn.status !== ECN_STATUS.approved) {
+    throw new BusinessRuleError(
+      `An engineering change order can only be created from an Approved engineering change notice; ECN ${ecn.number} has status ${shown(ecn.status)}. Approve it first.`,
+      'status',
+    );
+  }
+  const reason = ecn.changeReasonDescription ?? ecn.changeReasonCode;
+  const description = `${ecn.number}${reason === null ? '' : `: ${reason}`}`.slice(0, 100);
+  return ctx.tx.create(TYPES.eco, { engChangeNoticeNumber: ecn.number, description });
+}
+
+/** The hook module of engChangeNotice. */
+export const engChangeNotice = defineHooks<EcnRow>({
+  entityType: TYPES.ecn,
+  validateWrite(ctx) {
+    if (ctx.op === 'delete') return;
+    // On update only when a source field changes, so an old row never blocks unrelated edits.
+    if (ctx.op === 'create' || SOURCE_FIELDS.some((f) => ctx.changed.has(f))) checkWhereApplicable(ctx.after);
+    if (ctx.op === 'update' && ctx.changed.has('status')) checkApproval(ctx.before, ctx.after);
+  },
+  actions: { createEngChangeOrder },
+});

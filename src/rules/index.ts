@@ -1,11 +1,13 @@
 /**
- * The business modules of the ECN/ECO service, listed explicitly (no directory scanning).
- * Keyed `<entityType>.<action>` for bound actions.
+ * The business rules of the ECN/ECO service: one hook module per entity type, listed explicitly (no
+ * directory scanning, no decorators, no naming conventions). `createService` checks the list against
+ * the model at start-up. Adding a rule module is adding it here.
  */
-import type { ActionHandler } from '../core/service-context.js';
-import { createEngChangeOrder } from './engChangeNotice.js';
+import type { EntityHooks } from '../hooks/types.js';
+import { engChangeNotice } from './engChangeNotice.js';
+import { engChangeOrder } from './engChangeOrder.js';
+import { engChangeOrderTask } from './engChangeOrderTask.js';
+import { engChangeOrderTaskPredecessor } from './engChangeOrderTaskPredecessor.js';
 
-/** Implementations of the model's bound actions. */
-export const businessActions: ReadonlyMap<string, ActionHandler> = new Map<string, ActionHandler>([
-  ['engChangeNotice.createEngChangeOrder', createEngChangeOrder],
-]);
+/** Every hook module of the service. */
+export const businessRules: readonly EntityHooks[] = [engChangeNotice, engChangeOrder, engChangeOrderTask, engChangeOrderTaskPredecessor];

@@ -4,12 +4,12 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { exportJWK, generateKeyPair, SignJWT, type JWK, type KeyObject } from 'jose';
+import { exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
 
 interface SigningKey {
   readonly kid: string;
   readonly alg: 'RS256' | 'ES256';
-  readonly privateKey: KeyObject | CryptoKey;
+  readonly privateKey: Awaited<ReturnType<typeof generateKeyPair>>['privateKey'];
   readonly jwk: JWK;
 }
 

@@ -6,9 +6,10 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { createService, type Service } from '../../src/service.js';
 import { defaultOptions } from '../../src/config.js';
-import { businessActions } from '../../src/rules/index.js';
+import { businessRules } from '../../src/rules/index.js';
 import { seedDemoIfEmpty } from '../../src/seed/demo.js';
 import type { Principal } from '../../src/core/request.js';
+import type { EntityHooks } from '../../src/hooks/types.js';
 
 /** The repository's metadata folder. */
 export const REPO_METADATA = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../metadata');
@@ -38,11 +39,11 @@ export interface TestService {
   close(): void;
 }
 
-/** Starts a service on an in-memory (or given) database, seeded with the demo data. */
-export function startTestService(opts: { metadataDir?: string; dbFile?: string; seed?: boolean; defaultCompany?: string } = {}): TestService {
+/** Starts a service on an in-memory (or given) database, seeded with the demo data; `rules` replaces the service's hook modules. */
+export function startTestService(opts: { metadataDir?: string; dbFile?: string; seed?: boolean; defaultCompany?: string; rules?: readonly EntityHooks[] } = {}): TestService {
   const service = createService(
     defaultOptions({ metadataDir: opts.metadataDir ?? REPO_METADATA, dbFile: opts.dbFile ?? ':memory:', logLevel: 'silent', ...(opts.defaultCompany ? { defaultCompany: opts.defaultCompany } : {}) }),
-    businessActions,
+    opts.rules ?? businessRules,
   );
   const seeded = opts.seed === false ? undefined : seedDemoIfEmpty(service.context);
   const root = 'http://localhost/api/v2.0';

@@ -1,0 +1,47 @@
+/**
+ * The generic UPDATE and DELETE of one stored row, in the same two steps as inserts: check (merge the
+ * changes with the stored row, then required/reference/uniqueness checks), then write (stamps, row
+ * version, statement, read back). The write session runs validateWrite hooks between the two.
+ * The caller owns the transaction.
+ */
+import { compile } from '../sql/compile.js';
+import { sqliteDialect } from '../sql/sqlite-dialect.js';
+import { col, eq, param } from '../sql/build.js';
+import type { EntityType } from '../edm/model.js';
+import type { StoredValue } from '../edm/values.js';
+import type { DbRow } from '../db/database.js';
+import { checkReferences, checkRequired, checkUnique, type RowValues } from './write-checks.js';
+import { stampRow } from './insert-entity.js';
+import { readRow } from './resolve-path.js';
+import type { ServiceContext } from './service-context.js';
+
+/** The stored columns of `before` with `changes` applied (what the row will hold). */
+export function mergeChanges(type: EntityType, before: DbRow, changes: ReadonlyMap<string, StoredValue>): RowValues {
+  const merged: RowValues = new Map();
+  for (const p of type.properties) if (p.storage.kind === 'column') merged.set(p.name, (before[p.name] ?? null) as StoredValue);
+  for (const [k, v] of changes) merged.set(k, v);
+  return merged;
+}
+
+/** The model's checks of an update: required fields, references and unique values that changed. */
+export function checkUpdate(svc: ServiceContext, type: EntityType, companyId: string | undefined, merged: RowValues, changed: ReadonlySet<string>, key: StoredValue): void {
+  checkRequired(type, merged);
+  checkReferences(svc, type, companyId, merged, changed);
+  checkUnique(svc, type, companyId, merged, changed, key);
+}
+
+/** Stamps and writes the changes of one row; returns the row as read back. */
+export function writeUpdate(svc: ServiceContext, type: EntityType, companyId: string | undefined, key: StoredValue, changes: ReadonlyMap<string, StoredValue>, now: Date): DbRow {
+  const values: RowValues = new Map(changes);
+  stampRow(svc, type, values, now);
+  const set = [...values.entries()].map(([column, v]) => ({ column, value: param(v) }));
+  svc.db.run(compile({ kind: 'update', table: type.table, set, where: eq(col(type.table, type.key.name), param(key)) }, sqliteDialect));
+  const stored = readRow(svc, type, companyId, [{ property: type.key.name, value: key }]);
+  if (stored === undefined) throw new Error(`updated ${type.name} row not found`);
+  return stored;
+}
+
+/** Deletes one row by key; contained children go with it through the foreign keys' ON DELETE CASCADE. */
+export function writeDelete(svc: ServiceContext, type: EntityType, key: StoredValue): void {
+  svc.db.run(compile({ kind: 'delete', table: type.table, where: eq(col(type.table, type.key.name), param(key)) }, sqliteDialect));
+}

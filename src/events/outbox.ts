@@ -1,0 +1,60 @@
+/**
+ * The transactional outbox (conventions §6, STYLE habit 8): business events are rows of the hidden
+ * table `_outbox`, written in the same transaction as the change that raised them, so an event
+ * exists exactly when its change committed. Delivery to subscribers reads this table after commit
+ * (a later issue); this module only creates the table and writes to it.
+ */
+import { compile } from '../sql/compile.js';
+import { sqliteDialect } from '../sql/sqlite-dialect.js';
+import { param } from '../sql/build.js';
+import type { Database } from '../db/database.js';
+
+/** The hidden table; the leading underscore keeps it apart from entity-set tables. */
+export const OUTBOX_TABLE = '_outbox';
+
+/** Delivery state of an outbox row (`Pending` until the delivery issue moves it on). */
+export type OutboxStatus = 'Pending' | 'Delivered' | 'Failed';
+
+/** An event raised by a rule, ready to be written. */
+export interface OutboxEvent {
+  readonly companyId: string | undefined;
+  readonly eventName: string;
+  readonly eventVersion: string;
+  readonly payload: Readonly<Record<string, unknown>>;
+  readonly createdAt: Date;
+}
+
+const q = (name: string): string => sqliteDialect.quoteIdentifier(name);
+
+/**
+ * Creates the outbox table when missing (start-up). The integer id is the delivery order; companyId has
+ * no foreign key, so deleting a company does not drop events that still have to be delivered.
+ */
+export function createOutboxTable(db: Database): void {
+  db.exec(
+    `CREATE TABLE IF NOT EXISTS ${q(OUTBOX_TABLE)} (\n` +
+      `  ${q('id')} INTEGER PRIMARY KEY AUTOINCREMENT,\n` +
+      `  ${q('companyId')} TEXT,\n` +
+      `  ${q('eventName')} TEXT NOT NULL,\n` +
+      `  ${q('eventVersion')} TEXT NOT NULL,\n` +
+      `  ${q('payload')} TEXT NOT NULL CHECK (json_valid(${q('payload')})),\n` +
+      `  ${q('createdAt')} TEXT NOT NULL,\n` +
+      `  ${q('status')} TEXT NOT NULL DEFAULT 'Pending' CHECK (${q('status')} IN ('Pending', 'Delivered', 'Failed'))\n` +
+      `) STRICT`,
+  );
+  db.exec(`CREATE INDEX IF NOT EXISTS ${q(`${OUTBOX_TABLE}_ix_status_id`)} ON ${q(OUTBOX_TABLE)}(${q('status')}, ${q('id')})`);
+}
+
+/** Writes one event; only inside the transaction of the change that raised it (else it could outlive a rollback). */
+export function enqueue(tx: Database, event: OutboxEvent): void {
+  if (!tx.raw.inTransaction) throw new Error(`enqueue(${event.eventName}) outside a transaction: events are written with the change that raised them.`);
+  const values: Record<string, string | null> = {
+    companyId: event.companyId ?? null,
+    eventName: event.eventName,
+    eventVersion: event.eventVersion,
+    payload: JSON.stringify(event.payload),
+    createdAt: event.createdAt.toISOString(),
+  };
+  const columns = Object.keys(values);
+  tx.run(compile({ kind: 'insert', table: OUTBOX_TABLE, columns, values: columns.map((c) => param(values[c] ?? null)) }, sqliteDialect));
+}

@@ -1,0 +1,79 @@
+/**
+ * Builds the hook registry from the explicit module list (`src/rules/index.ts`) and checks it against
+ * the model at start-up, so a typo stops the service instead of silently skipping a rule (Fastify's
+ * `Hooks.validate`): every module names an existing entity type, at most one module per type, only
+ * known hook names, functions only, and actions the model declares on that type.
+ */
+import type { EdmModel, EntityType } from '../edm/model.js';
+import { chooseFrom } from '../edm/suggest-name.js';
+import { HOOK_NAMES, type ActionHandler, type EntityHooks } from './types.js';
+
+/** A hook module that does not fit the model or the hook interface; `code` says which check failed. */
+export class HookRegistryError extends Error {
+  constructor(
+    readonly code: 'HOOK_INVALID_MODULE' | 'HOOK_UNKNOWN_ENTITY_TYPE' | 'HOOK_DUPLICATE_MODULE' | 'HOOK_NOT_SUPPORTED' | 'HOOK_INVALID_HANDLER' | 'HOOK_UNKNOWN_ACTION',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'HookRegistryError';
+  }
+}
+
+/** The checked hooks of a service, looked up by entity type. */
+export interface HookRegistry {
+  /** The module of a type, if it has one. */
+  forType(type: EntityType): EntityHooks | undefined;
+  /** The implementation of a bound action of a type, if registered. */
+  action(type: EntityType, actionName: string): ActionHandler | undefined;
+}
+
+const MODULE_KEYS: readonly string[] = ['entityType', ...HOOK_NAMES];
+
+function describe(value: unknown): string {
+  return Object.prototype.toString.call(value).slice(8, -1);
+}
+
+function checkModule(model: EdmModel, module: EntityHooks, position: number): EntityType {
+  if (module === null || typeof module !== 'object') {
+    throw new HookRegistryError('HOOK_INVALID_MODULE', `Hook module #${position} is a ${describe(module)}; export an object made with defineHooks({...}).`);
+  }
+  const name: unknown = module.entityType;
+  const label = `Hook module #${position} (${typeof name === 'string' ? name : '?'})`;
+  if (typeof name !== 'string') throw new HookRegistryError('HOOK_INVALID_MODULE', `${label} has no entityType; name the entity type it belongs to.`);
+  const type = model.entityTypeByName.get(name);
+  if (type === undefined) {
+    const fix = chooseFrom(name, model.entityTypes.map((t) => t.name), 'an entity type of the model');
+    throw new HookRegistryError('HOOK_UNKNOWN_ENTITY_TYPE', `${label}: there is no entity type '${name}'; ${fix}.`);
+  }
+  for (const [key, value] of Object.entries(module)) {
+    if (!MODULE_KEYS.includes(key)) {
+      throw new HookRegistryError('HOOK_NOT_SUPPORTED', `${label}: '${key}' is not a supported hook; ${chooseFrom(key, MODULE_KEYS.filter((k) => k !== 'entityType'))}.`);
+    }
+    if (key === 'entityType' || key === 'actions' || value === undefined) continue;
+    if (typeof value !== 'function') throw new HookRegistryError('HOOK_INVALID_HANDLER', `${label}: '${key}' must be a function, not a ${describe(value)}.`);
+  }
+  for (const [action, handler] of Object.entries(module.actions ?? {})) {
+    if (!type.actions.some((a) => a.name === action)) {
+      const fix = chooseFrom(action, type.actions.map((a) => a.name), 'an action declared in its metadata file');
+      throw new HookRegistryError('HOOK_UNKNOWN_ACTION', `${label}: ${type.name} declares no action '${action}'; ${fix}.`);
+    }
+    if (typeof handler !== 'function') throw new HookRegistryError('HOOK_INVALID_HANDLER', `${label}: action '${action}' must be a function, not a ${describe(handler)}.`);
+  }
+  return type;
+}
+
+/** Checks the modules against the model and indexes them; throws HookRegistryError on the first problem. */
+export function buildHookRegistry(model: EdmModel, modules: readonly EntityHooks[]): HookRegistry {
+  const byType = new Map<EntityType, EntityHooks>();
+  modules.forEach((module, index) => {
+    const type = checkModule(model, module, index + 1);
+    if (byType.has(type)) {
+      throw new HookRegistryError('HOOK_DUPLICATE_MODULE', `Hook module #${index + 1}: ${type.name} already has a hook module; keep all of its rules in one module.`);
+    }
+    byType.set(type, module);
+  });
+  return {
+    forType: (type) => byType.get(type),
+    action: (type, actionName) => byType.get(type)?.actions?.[actionName],
+  };
+}

@@ -1,0 +1,88 @@
+/**
+ * The `ctx.db` reader and `ctx.tx` writer handed to hooks: rows addressed by entity type name and key,
+ * always inside the request's company, reads through the planner (computed fields included) and
+ * writes through the write session (checks, stamps, version, the target type's own hooks).
+ */
+import { compile } from '../sql/compile.js';
+import { sqliteDialect } from '../sql/sqlite-dialect.js';
+import type { DbRow } from '../db/database.js';
+import type { EntityType } from '../edm/model.js';
+import type { StoredValue } from '../edm/values.js';
+import { chooseFrom } from '../edm/suggest-name.js';
+import { planRead } from '../query/plan-read.js';
+import { readRow, recordNotFound } from '../core/resolve-path.js';
+import type { ServiceContext } from '../core/service-context.js';
+import type { Row, RowChanges, TxReader, TxWriter } from './types.js';
+import type { WriteSession } from './write-session.js';
+
+/** The properties of `type` present in `source` (drops hidden columns such as the row version). */
+export function rowOf(type: EntityType, source: Readonly<Record<string, unknown>>): Row {
+  const out: Record<string, unknown> = {};
+  for (const p of type.properties) if (p.name in source) out[p.name] = source[p.name];
+  return out;
+}
+
+function typeNamed(svc: ServiceContext, name: string): EntityType {
+  const type = svc.model.entityTypeByName.get(name);
+  if (type === undefined) throw new Error(`A rule named the entity type '${name}', which the model does not have; ${chooseFrom(name, [...svc.model.entityTypeByName.keys()])}.`);
+  return type;
+}
+
+// Rules are code: a misspelt property would otherwise become invalid SQL or a silently ignored value.
+function storedValues(type: EntityType, values: RowChanges, what: string): Map<string, StoredValue> {
+  const out = new Map<string, StoredValue>();
+  for (const [name, value] of Object.entries(values)) {
+    const p = type.propertyByName.get(name);
+    if (p === undefined || p.storage.kind === 'computed') {
+      const columns = type.properties.filter((x) => x.storage.kind !== 'computed').map((x) => x.name);
+      throw new Error(`A rule ${what} ${type.name}.${name}, which is not a stored property; ${chooseFrom(name, columns)}.`);
+    }
+    out.set(name, value);
+  }
+  return out;
+}
+
+function load(svc: ServiceContext, type: EntityType, companyId: string | undefined, key: StoredValue): DbRow | undefined {
+  return readRow(svc, type, companyId, [{ property: type.key.name, value: key }]);
+}
+
+/** Synchronous reads for hooks, within one company. */
+export function txReader(svc: ServiceContext, companyId: string | undefined): TxReader {
+  return {
+    get<T extends Row = Row>(entityType: string, key: StoredValue): T | undefined {
+      const type = typeNamed(svc, entityType);
+      const row = load(svc, type, companyId, key);
+      return row === undefined ? undefined : (rowOf(type, row) as T);
+    },
+    find<T extends Row = Row>(entityType: string, where: RowChanges): T[] {
+      const type = typeNamed(svc, entityType);
+      const conditions = [...storedValues(type, where, 'filtered on')].map(([property, value]) => ({ property, value }));
+      return svc.db.all(compile(planRead({ type, companyId, conditions }), sqliteDialect)).map((r) => rowOf(type, r) as T);
+    },
+  };
+}
+
+/** Writes for hooks, through the session's write path. */
+export function txWriter(session: WriteSession): TxWriter {
+  const { svc } = session;
+  const companyId = session.identity.companyId;
+  return {
+    create<T extends Row = Row>(entityType: string, values: RowChanges): T {
+      const type = typeNamed(svc, entityType);
+      return rowOf(type, session.create(type, storedValues(type, values, 'set'))) as T;
+    },
+    update<T extends Row = Row>(entityType: string, key: StoredValue, changes: RowChanges): T {
+      const type = typeNamed(svc, entityType);
+      const before = load(svc, type, companyId, key);
+      if (before === undefined) throw recordNotFound(type, [{ property: type.key.name, value: key }]);
+      return rowOf(type, session.update(type, before, storedValues(type, changes, 'set'))) as T;
+    },
+    delete(entityType: string, key: StoredValue): boolean {
+      const type = typeNamed(svc, entityType);
+      const before = load(svc, type, companyId, key);
+      if (before === undefined) return false;
+      session.delete(type, before);
+      return true;
+    },
+  };
+}

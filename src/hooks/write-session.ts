@@ -1,0 +1,133 @@
+/**
+ * The write path inside one transaction (anchors §2.4 step 4): every create, update and delete — the
+ * request's own and those rules make through `ctx.tx` — runs the model's checks, then the type's
+ * validateWrite hook, then the statement. The session collects the events rules emit (written to the
+ * outbox before COMMIT) and the committed writes (handed to afterCommit hooks after it).
+ */
+import type { DbRow } from '../db/database.js';
+import type { EntityType } from '../edm/model.js';
+import type { StoredValue } from '../edm/values.js';
+import type { Principal } from '../core/request.js';
+import type { ServiceContext } from '../core/service-context.js';
+import type { RowValues } from '../core/write-checks.js';
+import { prepareInsert, writeInsert } from '../core/insert-entity.js';
+import { checkUpdate, mergeChanges, writeDelete, writeUpdate } from '../core/update-entity.js';
+import { enqueue, type OutboxEvent } from '../events/outbox.js';
+import { runAction, runAfterCommit, runValidateWrite, type CommittedWrite } from './run-hooks.js';
+import { rowOf, txReader, txWriter } from './tx-access.js';
+import type { ActionHandler, AfterCommitContext, HookContext, Row, TxContext, ValidateWriteContext } from './types.js';
+
+/** Who writes, where and when; the same for every write of the transaction. */
+export interface WriteIdentity {
+  readonly companyId: string | undefined;
+  readonly principal: Principal;
+  readonly requestId: string;
+  readonly now: Date;
+}
+
+/** Deeper nesting of hook-made writes than this is a rule that keeps triggering itself. */
+const MAX_HOOK_DEPTH = 200;
+
+/** What validateWrite learns about the row, per op (the union kept apart, unlike a plain Omit). */
+type WriteFacts = ValidateWriteContext extends infer C ? (C extends unknown ? Omit<C, keyof TxContext> : never) : never;
+
+/** The writes of one transaction and what they raised. */
+export class WriteSession {
+  /** Events emitted by rules, in order. */
+  readonly events: OutboxEvent[] = [];
+  /** Writes done so far, in completion order (nested writes complete before the write that caused them). */
+  readonly committed: CommittedWrite[] = [];
+  private depth = 0;
+
+  constructor(
+    readonly svc: ServiceContext,
+    readonly identity: WriteIdentity,
+  ) {}
+
+  /** Inserts a row: defaults and checks, validateWrite, INSERT. Returns the row as read back. */
+  create(type: EntityType, row: RowValues): DbRow {
+    const { svc, identity } = this;
+    prepareInsert(svc, type, identity.companyId, row, { userId: identity.principal.userId, now: identity.now });
+    this.validate(type, { op: 'create', after: rowOf(type, Object.fromEntries(row)) });
+    const stored = writeInsert(svc, type, identity.companyId, row);
+    this.record(type, { op: 'create', after: rowOf(type, stored) });
+    return stored;
+  }
+
+  /** Changes a loaded row: merge and checks, validateWrite, UPDATE. Returns the row as read back. */
+  update(type: EntityType, before: DbRow, changes: ReadonlyMap<string, StoredValue>): DbRow {
+    const { svc, identity } = this;
+    const key = before[type.key.name] as StoredValue;
+    const changed = new Set(changes.keys());
+    checkUpdate(svc, type, identity.companyId, mergeChanges(type, before, changes), changed, key);
+    const old = rowOf(type, before);
+    this.validate(type, { op: 'update', before: old, after: { ...old, ...Object.fromEntries(changes) }, changed });
+    const stored = writeUpdate(svc, type, identity.companyId, key, changes, identity.now);
+    this.record(type, { op: 'update', before: old, after: rowOf(type, stored) });
+    return stored;
+  }
+
+  /** Deletes a loaded row: validateWrite (which may delete dependants first), then DELETE. */
+  delete(type: EntityType, before: DbRow): void {
+    const old = rowOf(type, before);
+    this.validate(type, { op: 'delete', before: old });
+    writeDelete(this.svc, type, before[type.key.name] as StoredValue);
+    this.record(type, { op: 'delete', before: old });
+  }
+
+  /** Runs a bound action's handler on its loaded entity. */
+  invoke(type: EntityType, action: string, handler: ActionHandler, entity: DbRow): Row | undefined {
+    return this.nested(type, () => runAction(handler, { ...this.txContext(type), action, entity: rowOf(type, entity) }));
+  }
+
+  private hookContext(type: EntityType): HookContext {
+    const { identity } = this;
+    return { entityType: type.name, entitySet: type.entitySet, requestId: identity.requestId, user: identity.principal, companyId: identity.companyId };
+  }
+
+  private txContext(type: EntityType): TxContext {
+    return {
+      ...this.hookContext(type),
+      db: txReader(this.svc, this.identity.companyId),
+      tx: txWriter(this),
+      emit: (eventName, payload, eventVersion = '1.0') => {
+        this.events.push({ companyId: this.identity.companyId, eventName, eventVersion, payload: { ...payload }, createdAt: this.identity.now });
+      },
+    };
+  }
+
+  private validate(type: EntityType, facts: WriteFacts): void {
+    const hooks = this.svc.hooks.forType(type);
+    if (hooks?.validateWrite === undefined) return;
+    this.nested(type, () => runValidateWrite(hooks, { ...this.txContext(type), ...facts }));
+  }
+
+  private nested<T>(type: EntityType, fn: () => T): T {
+    if (this.depth >= MAX_HOOK_DEPTH) throw new Error(`Hook-made writes nested deeper than ${MAX_HOOK_DEPTH} levels (at ${type.name}); a rule keeps triggering itself.`);
+    this.depth++;
+    try {
+      return fn();
+    } finally {
+      this.depth--;
+    }
+  }
+
+  private record(type: EntityType, facts: Pick<AfterCommitContext, 'op' | 'before' | 'after'>): void {
+    this.committed.push({ hooks: this.svc.hooks.forType(type), ctx: { ...this.hookContext(type), ...facts } });
+  }
+}
+
+/**
+ * Runs `body` in one synchronous transaction with a write session, writes the emitted events to the
+ * outbox before COMMIT, then runs the afterCommit hooks (their failures are logged, not returned).
+ */
+export async function inWriteTransaction<T>(svc: ServiceContext, identity: WriteIdentity, body: (session: WriteSession) => T): Promise<T> {
+  const session = new WriteSession(svc, identity);
+  const result = svc.db.transaction(() => {
+    const value = body(session);
+    for (const event of session.events) enqueue(svc.db, event);
+    return value;
+  });
+  await runAfterCommit(session.committed, svc.log);
+  return result;
+}

@@ -1,0 +1,46 @@
+/**
+ * Business rules of the engineering change order (service-interface.md, ECO status; conventions §5):
+ * - release: setting status to Released activates every Not Started task with no unmet predecessors;
+ * - delete: the order's tasks are deleted through their own hook (so each takes its linked sub order,
+ *   recursively), and a task elsewhere that linked this order as its sub order is unlinked;
+ * - number: an order in a sub-order tree keeps its number (the links are by number).
+ * The change description media field is generic (src/core/operations/media.ts).
+ */
+import { BusinessRuleError } from '../errors/odata-error.js';
+import { defineHooks, type TxContext } from '../hooks/types.js';
+import { ECO_STATUS, isBlank, TYPES, type EcoRow, type TaskRow } from './rows.js';
+import { subOrdersOf, tasksLinkingTo } from './sub-orders.js';
+import { activateReadyTasks } from './task-activation.js';
+
+/** 400 when a linked order is renumbered: its parent, its sub orders and the linking task name it by number. */
+function checkRenumber(ctx: TxContext, before: EcoRow): void {
+  const linked = !isBlank(before.parentEngChangeOrderNo) || subOrdersOf(ctx.db, before).length > 0 || tasksLinkingTo(ctx.db, before).length > 0;
+  if (!linked) return;
+  throw new BusinessRuleError(
+    `The number of ${before.number} cannot change while it belongs to a sub-order tree (orders and tasks refer to it by number). Unlink its sub orders and its parent task first.`,
+    'number',
+  );
+}
+
+function deleteDependants(ctx: TxContext, eco: EcoRow): void {
+  // A task elsewhere still naming this order would point at nothing, or at a later order given the same number.
+  for (const task of tasksLinkingTo(ctx.db, eco)) {
+    if (task.engChangeOrderId !== eco.id) ctx.tx.update(TYPES.task, task.id, { subEngChangeOrderNo: null });
+  }
+  // Through ctx.tx, not the foreign key's cascade, so each task's own rule deletes its sub order.
+  for (const task of ctx.db.find<TaskRow>(TYPES.task, { engChangeOrderId: eco.id })) ctx.tx.delete(TYPES.task, task.id);
+}
+
+/** The hook module of engChangeOrder. */
+export const engChangeOrder = defineHooks<EcoRow>({
+  entityType: TYPES.eco,
+  validateWrite(ctx) {
+    if (ctx.op === 'delete') {
+      deleteDependants(ctx, ctx.before);
+      return;
+    }
+    if (ctx.op !== 'update') return;
+    if (ctx.changed.has('number') && ctx.after.number !== ctx.before.number) checkRenumber(ctx, ctx.before);
+    if (ctx.after.status === ECO_STATUS.released && ctx.before.status !== ECO_STATUS.released) activateReadyTasks(ctx, ctx.after.id);
+  },
+});

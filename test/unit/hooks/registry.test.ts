@@ -1,0 +1,92 @@
+/**
+ * src/hooks/registry.ts: the hook module list is checked against the model at start-up, Fastify-style
+ * (a typo stops the service with the name and a suggestion), and the synchronous phase refuses a hook
+ * that returns a promise (src/hooks/run-hooks.ts).
+ */
+import { buildHookRegistry, HookRegistryError } from '../../../src/hooks/registry.js';
+import { defineHooks, type EntityHooks } from '../../../src/hooks/types.js';
+import { businessRules } from '../../../src/rules/index.js';
+import { startTestService } from '../../helpers/test-service.js';
+import { loadTestModel } from '../../fixtures/model.js';
+import { refused } from '../../rules/rule-helpers.js';
+
+const model = loadTestModel();
+
+/** A module as plain JavaScript could write it: TypeScript would reject these at compile time. */
+const loose = (module: Record<string, unknown>): EntityHooks => module as unknown as EntityHooks;
+
+function registryError(modules: EntityHooks[]): HookRegistryError {
+  try {
+    buildHookRegistry(model, modules);
+  } catch (e) {
+    if (e instanceof HookRegistryError) return e;
+    throw e;
+  }
+  throw new Error('expected a HookRegistryError');
+}
+
+test('the service’s own rule modules fit the model', () => {
+  const registry = buildHookRegistry(model, businessRules);
+  const ecn = model.entityTypeByName.get('engChangeNotice');
+  if (ecn === undefined) throw new Error('no engChangeNotice');
+  expect(registry.forType(ecn)?.entityType).toBe('engChangeNotice');
+  expect(typeof registry.action(ecn, 'createEngChangeOrder')).toBe('function');
+  expect(registry.action(ecn, 'nope')).toBeUndefined();
+});
+
+test('an unknown entity type names the module and suggests the closest type', () => {
+  const e = registryError([defineHooks({ entityType: 'engChangeNotic' })]);
+  expect(e.code).toBe('HOOK_UNKNOWN_ENTITY_TYPE');
+  expect(e.message).toContain("Hook module #1 (engChangeNotic): there is no entity type 'engChangeNotic'");
+  expect(e.message).toContain('use "engChangeNotice" (did you mean it?)');
+});
+
+test.each([
+  ['validateWrit', 'validateWrite'],
+  ['beforeUpdate', 'beforeWrite'],
+  ['aftercommit', 'afterCommit'],
+])('a misspelt hook name %s is refused with a suggestion', (name, meant) => {
+  const e = registryError([loose({ entityType: 'engChangeOrder', [name]: () => undefined })]);
+  expect(e.code).toBe('HOOK_NOT_SUPPORTED');
+  expect(e.message).toContain(`'${name}' is not a supported hook`);
+  expect(e.message).toContain(`use "${meant}" (did you mean it?)`);
+});
+
+test('a hook that is not a function, a second module for one type, an undeclared action', () => {
+  expect(registryError([loose({ entityType: 'engChangeOrder', validateWrite: 'yes' })]).code).toBe('HOOK_INVALID_HANDLER');
+  expect(registryError([defineHooks({ entityType: 'engChangeOrder' }), defineHooks({ entityType: 'engChangeOrder' })]).message).toContain(
+    'Hook module #2: engChangeOrder already has a hook module',
+  );
+  const action = registryError([defineHooks({ entityType: 'engChangeNotice', actions: { createEngChangeOrdr: () => undefined } })]);
+  expect(action.code).toBe('HOOK_UNKNOWN_ACTION');
+  expect(action.message).toContain('use "createEngChangeOrder" (did you mean it?)');
+  expect(registryError([defineHooks({ entityType: 'engChangeOrder', actions: { createEngChangeOrder: () => undefined } })]).code).toBe('HOOK_UNKNOWN_ACTION');
+  expect(registryError([loose({ validateWrite: () => undefined })]).code).toBe('HOOK_INVALID_MODULE');
+});
+
+test('createService refuses to start with a bad module', () => {
+  expect(() => startTestService({ rules: [...businessRules, loose({ entityType: 'engChangeOrderTask', validateWrit: () => undefined })] })).toThrow(HookRegistryError);
+});
+
+test('validateWrite returning a promise is a HookContractError: 500, nothing written, no unhandled rejection', async () => {
+  let ran = 0;
+  const asyncRule = loose({
+    entityType: 'engChangeOrder',
+    validateWrite: async () => {
+      ran++;
+      throw new Error('rejected after the transaction');
+    },
+  });
+  const t = startTestService({ rules: [asyncRule] });
+  try {
+    const eco = (await t.call('GET', '/engChangeOrders?$top=1')).json.value[0];
+    const errors: string[] = [];
+    (t.service.log as unknown as { error: (obj: { err?: Error }) => void }).error = (obj) => void errors.push(`${obj.err?.name ?? ''}: ${obj.err?.message ?? ''}`);
+    await refused(t, () => t.call('PATCH', `/engChangeOrders(${eco.id})`, { body: { description: 'changed' }, headers: { 'If-Match': '*' } }), 500, 'Internal_ServerError', 'CorrelationId');
+    expect(ran).toBe(1);
+    expect(errors).toEqual([expect.stringContaining('HookContractError: validateWrite of engChangeOrder returned a promise')]);
+    await new Promise((resolve) => setImmediate(resolve));
+  } finally {
+    t.close();
+  }
+});

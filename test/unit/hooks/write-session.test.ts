@@ -1,0 +1,146 @@
+/**
+ * src/hooks/write-session.ts and tx-access.ts through the real write operations, with test-only hook
+ * modules: the phase order (beforeWrite → transaction with validateWrite → afterCommit), what each phase
+ * sees, rule mistakes answered as 500 with nothing written, and the outbox written only in a transaction.
+ */
+import { startTestService, type TestService } from '../../helpers/test-service.js';
+import { defineHooks, type EntityHooks, type Row, type TxWriter, type WriteOp } from '../../../src/hooks/types.js';
+import { enqueue } from '../../../src/events/outbox.js';
+import { refused } from '../../rules/rule-helpers.js';
+
+/** The messages of the errors the service logs from now on (a 500's cause is only in the log). */
+function loggedErrors(t: TestService): string[] {
+  const messages: string[] = [];
+  const log = t.service.log as unknown as { error: (obj: { err?: unknown }) => void };
+  log.error = (obj) => void messages.push(obj.err instanceof Error ? `${obj.err.name}: ${obj.err.message}` : String(obj.err));
+  return messages;
+}
+
+function withRules(rules: EntityHooks[], body: (t: TestService) => Promise<void>): () => Promise<void> {
+  return async () => {
+    const t = startTestService({ rules });
+    try {
+      await body(t);
+    } finally {
+      t.close();
+    }
+  };
+}
+
+test(
+  'phases run in order, beforeWrite may normalise, afterCommit sees the committed row',
+  (() => {
+    const calls: string[] = [];
+    let t: TestService | undefined;
+    const rule = defineHooks({
+      entityType: 'engChangeOrder',
+      async beforeWrite(ctx) {
+        calls.push(`before ${ctx.op} key=${ctx.key ?? '-'}`);
+        if (typeof ctx.changes['description'] === 'string') ctx.changes['description'] = ctx.changes['description'].trim();
+        await Promise.resolve();
+      },
+      validateWrite(ctx) {
+        calls.push(`validate ${ctx.op}${ctx.op === 'update' ? ` [${[...ctx.changed].join(',')}]` : ''}`);
+      },
+      afterCommit(ctx) {
+        const id = String((ctx.after ?? ctx.before)?.['id']);
+        const stored = t?.service.db.raw.prepare('SELECT description FROM "engChangeOrders" WHERE id = ?').get(id) as { description: string } | undefined;
+        calls.push(`after ${ctx.op} stored=${stored?.description ?? 'gone'}`);
+      },
+    });
+    return withRules([rule], async (svc) => {
+      t = svc;
+      const eco = (await svc.call('POST', '/engChangeOrders', { body: { description: '  padded  ' } })).json;
+      expect(eco.description).toBe('padded');
+      await svc.call('PATCH', `/engChangeOrders(${eco.id})`, { body: { description: ' b ' }, headers: { 'If-Match': '*' } });
+      await svc.call('PUT', `/engChangeOrders(${eco.id})/changeDescription`, { body: Buffer.from('text'), headers: { 'Content-Type': 'text/plain', 'If-Match': '*' } });
+      await svc.call('DELETE', `/engChangeOrders(${eco.id})`);
+      expect(calls).toEqual([
+        'before create key=-',
+        'validate create',
+        'after create stored=padded',
+        `before update key=${eco.id}`,
+        'validate update [description]',
+        'after update stored=b',
+        `before update key=${eco.id}`,
+        'validate update [changeDescription]',
+        'after update stored=b',
+        `before delete key=${eco.id}`,
+        'validate delete',
+        'after delete stored=gone',
+      ]);
+    });
+  })(),
+);
+
+test(
+  'an afterCommit failure is logged, not returned: the write stands',
+  withRules([defineHooks({ entityType: 'engChangeOrder', afterCommit: () => Promise.reject(new Error('mail server down')) })], async (t) => {
+    const r = await t.call('POST', '/engChangeOrders', { body: { description: 'kept' } });
+    expect(r.status).toBe(201);
+    expect((await t.call('GET', `/engChangeOrders(${r.json.id})`)).json.description).toBe('kept');
+  }),
+);
+
+test.each<[string, (tx: TxWriter, task: Row) => unknown]>([
+  ['an unknown entity type', (tx, task) => tx.update('engChangeOrdr', String(task['engChangeOrderId']), { description: 'x' })],
+  ['an unknown property', (tx, task) => tx.update('engChangeOrder', String(task['engChangeOrderId']), { descripton: 'x' })],
+  ['a computed property', (tx, task) => tx.update('engChangeOrderTask', String(task['id']), { assignedEmail: 'x' })],
+])('a rule that writes %s is a 500 and nothing is written', async (_name, write) => {
+  const rule = defineHooks({
+    entityType: 'engChangeOrderTask',
+    validateWrite(ctx) {
+      if (ctx.op === 'update') write(ctx.tx, ctx.after);
+    },
+  });
+  await withRules([rule], async (t) => {
+    const task = (await t.call('GET', '/engChangeOrderTasks?$top=1')).json.value[0];
+    const errors = loggedErrors(t);
+    await refused(t, () => t.call('PATCH', `/engChangeOrderTasks(${task.id})`, { body: { processedBy: 'X' }, headers: { 'If-Match': '*' } }), 500, 'Internal_ServerError', 'CorrelationId');
+    expect(errors).toEqual([expect.stringMatching(/A rule (named the entity type 'engChangeOrdr'|set engChangeOrder\.descripton|set engChangeOrderTask\.assignedEmail)/)]);
+  })();
+});
+
+test(
+  'a rule that keeps triggering itself is stopped (500) and nothing is written',
+  withRules(
+    [
+      defineHooks({
+        entityType: 'engChangeOrder',
+        validateWrite(ctx) {
+          if (ctx.op === 'update') ctx.tx.update('engChangeOrder', String(ctx.after['id']), { description: 'again' });
+        },
+      }),
+    ],
+    async (t) => {
+      const eco = (await t.call('GET', '/engChangeOrders?$top=1')).json.value[0];
+      const errors = loggedErrors(t);
+      await refused(t, () => t.call('PATCH', `/engChangeOrders(${eco.id})`, { body: { description: 'x' }, headers: { 'If-Match': '*' } }), 500, 'Internal_ServerError', 'CorrelationId');
+      expect(errors).toEqual([expect.stringContaining('nested deeper than 200 levels (at engChangeOrder)')]);
+    },
+  ),
+);
+
+test(
+  'emit writes the outbox row in the transaction; a later refusal rolls it back',
+  withRules(
+    [
+      defineHooks({
+        entityType: 'engChangeOrder',
+        validateWrite(ctx) {
+          const op: WriteOp = ctx.op;
+          ctx.emit('test.written', { op }, '2.0');
+          if (ctx.op === 'update' && ctx.after['description'] === 'refuse') throw new Error('refused after emit');
+        },
+      }),
+    ],
+    async (t) => {
+      const eco = (await t.call('POST', '/engChangeOrders', { body: { description: 'ok' } })).json;
+      const rows = (): unknown[] => t.service.db.raw.prepare('SELECT eventName, eventVersion, payload FROM "_outbox"').all();
+      expect(rows()).toEqual([{ eventName: 'test.written', eventVersion: '2.0', payload: '{"op":"create"}' }]);
+      await refused(t, () => t.call('PATCH', `/engChangeOrders(${eco.id})`, { body: { description: 'refuse' }, headers: { 'If-Match': '*' } }), 500, 'Internal_ServerError', 'CorrelationId');
+      expect(rows()).toHaveLength(1);
+      expect(() => enqueue(t.service.db, { companyId: undefined, eventName: 'x', eventVersion: '1.0', payload: {}, createdAt: new Date() })).toThrow('outside a transaction');
+    },
+  ),
+);
