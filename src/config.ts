@@ -4,6 +4,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fs from 'node:fs';
+import type { JwtSettings } from './auth/jwt-verifier.js';
 
 /** Options of a service instance. */
 export interface ServiceOptions {
@@ -15,6 +16,12 @@ export interface ServiceOptions {
   readonly defaultCompany?: string;
   /** Log level for pino ('silent' in tests). */
   readonly logLevel: string;
+  /** JWT bearer tokens from an external issuer, when configured (opaque tokens always work). */
+  readonly jwt?: JwtSettings;
+  /** The service document and $metadata need no token (conventions §7). */
+  readonly publicMetadata: boolean;
+  /** Failed authentications allowed per client address and window before 429. */
+  readonly authRateLimit: { readonly windowMs: number; readonly max: number };
 }
 
 /** The repository (or installed package) root: the nearest ancestor holding metadata/service.json. */
@@ -34,6 +41,8 @@ export function defaultOptions(overrides: Partial<ServiceOptions> = {}): Service
     metadataDir: path.join(packageRoot(), 'metadata'),
     dbFile: ':memory:',
     logLevel: process.env['LOG_LEVEL'] ?? 'info',
+    publicMetadata: true,
+    authRateLimit: { windowMs: 15 * 60_000, max: 50 },
     ...overrides,
   };
 }

@@ -8,7 +8,7 @@ import { migrate } from './db/migrate.js';
 import { loadModel } from './edm/load-model.js';
 import type { EdmModel } from './edm/model.js';
 import { handle } from './core/handle.js';
-import type { ODataRequest, ODataResponse, Principal } from './core/request.js';
+import type { ODataRequest, ODataResponse } from './core/request.js';
 import type { ServiceContext } from './core/service-context.js';
 import { buildHookRegistry } from './hooks/registry.js';
 import type { EntityHooks } from './hooks/types.js';
@@ -16,6 +16,10 @@ import { createOutboxTable } from './events/outbox.js';
 import type { ServiceOptions } from './config.js';
 import { BodyValidator } from './validation/validate-body.js';
 import { createVersionClock } from './serialize/etag.js';
+import { createAuthTables } from './db/auth-tables.js';
+import { UserStore } from './auth/user-store.js';
+import { TokenStore } from './auth/token-store.js';
+import { Authenticator } from './auth/authenticator.js';
 
 /** A running service instance. */
 export interface Service {
@@ -25,13 +29,10 @@ export interface Service {
   readonly context: ServiceContext;
   /** The core: one request in, one response out. */
   handle(req: ODataRequest): Promise<ODataResponse>;
-  /** The principal of a request (anonymous until authentication is configured). */
-  principalFor(headers: Readonly<Record<string, string | string[] | undefined>>): Principal;
+  /** Options the service was created with (the HTTP layer reads the rate limit). */
+  readonly options: ServiceOptions;
   close(): void;
 }
-
-/** The caller when no authentication is configured: every company, the configured default company. */
-export const ANONYMOUS: Principal = { userId: 'ANONYMOUS', companies: 'all' };
 
 /**
  * Creates a service with the given hook modules (the explicit list of `src/rules/index.ts`); throws
@@ -47,10 +48,13 @@ export function createService(options: ServiceOptions, rules: readonly EntityHoo
     const report = migrate(db, model);
     if (report.createdTables.length > 0 || report.addedColumns.length > 0) log.info(report, 'database schema updated');
     createOutboxTable(db);
+    createAuthTables(db, model.company.table);
   } catch (e) {
     db.close();
     throw e;
   }
+  const users = new UserStore(db, model);
+  const tokens = new TokenStore(db);
   const context: ServiceContext = {
     model,
     db,
@@ -60,6 +64,10 @@ export function createService(options: ServiceOptions, rules: readonly EntityHoo
     defaultCompany: options.defaultCompany,
     metadataCache: new Map(),
     hooks,
+    users,
+    tokens,
+    authenticator: new Authenticator(users, tokens, options.jwt, log),
+    publicMetadata: options.publicMetadata,
   };
   return {
     model,
@@ -67,7 +75,7 @@ export function createService(options: ServiceOptions, rules: readonly EntityHoo
     log,
     context,
     handle: (req) => handle(context, req),
-    principalFor: () => ANONYMOUS,
+    options,
     close: () => db.close(),
   };
 }

@@ -18,7 +18,6 @@ function targetAccess(path: ResourcePathBinding, method: string): 'read' | 'writ
 }
 
 function check(principal: Principal, companyId: string | undefined, type: EntityType, access: 'read' | 'write'): void {
-  if (principal.grants === undefined) return;
   if (type.scope !== 'company' || companyId === undefined) return; // global sets: readable by every authenticated user
   const granted = principal.grants.get(companyId) ?? new Set<string>();
   if (!allows(granted, type, access)) {

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { defaultOptions } from '../config.js';
 import { createService } from '../service.js';
-import { seedDemoIfEmpty } from '../seed/demo.js';
+import { seedDemoIfEmpty, seedDemoUsers } from '../seed/demo.js';
 import { parseFlags, UsageError } from './args.js';
 
 /** Help text of `seed`. */
@@ -35,6 +35,7 @@ export function seed(argv: string[]): void {
   const service = createService(defaultOptions({ dbFile, logLevel: 'warn', ...(typeof values['metadata'] === 'string' ? { metadataDir: values['metadata'] } : {}) }));
   try {
     const result = seedDemoIfEmpty(service.context);
+    if (result !== undefined) seedDemoUsers(service.context.users);
     console.log(result === undefined ? `${dbFile} already holds data; nothing seeded.` : `Seeded ${dbFile}: ${result.summary}`);
   } finally {
     service.close();

@@ -9,7 +9,8 @@ import { defaultOptions } from '../config.js';
 import { createService } from '../service.js';
 import { createExpressApp } from '../http/express-app.js';
 import { businessRules } from '../rules/index.js';
-import { DEMO_DEFAULT_COMPANY, seedDemoIfEmpty } from '../seed/demo.js';
+import { DEMO_DEFAULT_COMPANY, seedDemoIfEmpty, seedDemoUsers } from '../seed/demo.js';
+import type { ServiceOptions } from '../config.js';
 import { intFlag, parseFlags, UsageError } from './args.js';
 
 /** Help text of `serve`. */
@@ -25,6 +26,12 @@ Options:
   --metadata DIR        model folder (default: the packaged metadata/)
   --default-company C   company (id or name) for unscoped URLs without ?company=
   --log-level L         pino level: fatal, error, warn, info, debug, silent (default info)
+  --jwt-issuer URL      accept JWTs from this issuer (with --jwt-audience and --jwt-jwks-url)
+  --jwt-audience A      the audience JWTs must name
+  --jwt-jwks-url URL    where the issuer publishes its signing keys (JWKS)
+  --jwt-user-claim C    the claim that names the user (default preferred_username)
+  --jwt-clock-skew S    seconds of clock skew tolerated on exp/nbf (default 60)
+  --protect-metadata    require a token for the service document and $metadata too
   -h, --help            show this help`;
 
 /** Runs `serve`; resolves once listening. */
@@ -37,6 +44,12 @@ export async function serve(argv: string[]): Promise<Server | undefined> {
     metadata: { type: 'string' },
     'default-company': { type: 'string' },
     'log-level': { type: 'string' },
+    'jwt-issuer': { type: 'string' },
+    'jwt-audience': { type: 'string' },
+    'jwt-jwks-url': { type: 'string' },
+    'jwt-user-claim': { type: 'string' },
+    'jwt-clock-skew': { type: 'string' },
+    'protect-metadata': { type: 'boolean' },
   });
   if (help) {
     console.log(SERVE_HELP);
@@ -54,8 +67,13 @@ export async function serve(argv: string[]): Promise<Server | undefined> {
     ...(typeof values['log-level'] === 'string' ? { logLevel: values['log-level'] } : {}),
     ...(typeof values['default-company'] === 'string' ? { defaultCompany: values['default-company'] } : seed === 'demo' ? { defaultCompany: DEMO_DEFAULT_COMPANY } : {}),
   });
-  const service = createService(opts, businessRules);
-  if (seed === 'demo') seedDemoIfEmpty(service.context);
+  const service = createService({ ...opts, ...jwtOptions(values), publicMetadata: values['protect-metadata'] !== true }, businessRules);
+  let demoToken: string | undefined;
+  if (seed === 'demo') {
+    seedDemoIfEmpty(service.context);
+    seedDemoUsers(service.context.users);
+    demoToken = service.context.tokens.issue('ADMIN', 30 * 86_400_000).token;
+  }
   const app = createExpressApp(service);
   return await new Promise<Server>((resolve, reject) => {
     const server = app.listen(port, host, () => {
@@ -65,6 +83,10 @@ export async function serve(argv: string[]): Promise<Server | undefined> {
       console.log(`ecn-odata serving ${root}/ (database ${dbFile})`);
       console.log(`  service document: ${root}/`);
       console.log(`  metadata:         ${root}/$metadata`);
+      if (demoToken !== undefined) {
+        console.log(`  token for ADMIN (SUPER in both demo companies, valid 30 days):`);
+        console.log(`  ${demoToken}`);
+      }
       resolve(server);
     });
     server.on('error', (e) => reject(new UsageError(`ecn-odata serve: cannot listen on ${host}:${port}: ${e.message}`)));
@@ -76,4 +98,24 @@ export async function serve(argv: string[]): Promise<Server | undefined> {
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
+}
+
+/** JWT settings from the flags: all three of issuer, audience and JWKS URL, or none. */
+function jwtOptions(values: Record<string, string | boolean | undefined>): Partial<ServiceOptions> {
+  const issuer = values['jwt-issuer'];
+  const audience = values['jwt-audience'];
+  const jwksUrl = values['jwt-jwks-url'];
+  if (issuer === undefined && audience === undefined && jwksUrl === undefined) return {};
+  if (typeof issuer !== 'string' || typeof audience !== 'string' || typeof jwksUrl !== 'string') {
+    throw new UsageError('ecn-odata serve: JWT needs all of --jwt-issuer, --jwt-audience and --jwt-jwks-url.');
+  }
+  const skew = values['jwt-clock-skew'] === undefined ? 60 : Number(values['jwt-clock-skew']);
+  if (!Number.isInteger(skew) || skew < 0 || skew > 3600) throw new UsageError('ecn-odata serve: --jwt-clock-skew takes whole seconds from 0 to 3600.');
+  try {
+    new URL(jwksUrl);
+  } catch {
+    throw new UsageError(`ecn-odata serve: --jwt-jwks-url '${jwksUrl}' is not a URL.`);
+  }
+  const claim = typeof values['jwt-user-claim'] === 'string' ? values['jwt-user-claim'] : 'preferred_username';
+  return { jwt: { issuer, audience, jwksUrl, userClaim: claim, clockToleranceSeconds: skew, jwksCooldownMs: 30_000 } };
 }

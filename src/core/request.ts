@@ -3,15 +3,15 @@
  * tests drive `handle()` with these objects directly, without a socket.
  */
 
-/** Who is calling. Until authentication lands, the service runs with an anonymous principal. */
+/** Who is calling: an authenticated user with permission sets per company (conventions §7). */
 export interface Principal {
   readonly userId: string;
-  /** Company ids the caller may access, or 'all'. */
-  readonly companies: 'all' | ReadonlySet<string>;
+  /** Company ids the caller has any grant in. */
+  readonly companies: ReadonlySet<string>;
   /** Company used by unscoped URLs when the request names none (conventions §1). */
   readonly defaultCompany?: string;
-  /** Permission sets per company id; absent means every set in every company (no authentication configured). */
-  readonly grants?: ReadonlyMap<string, ReadonlySet<string>>;
+  /** Permission sets per company id. */
+  readonly grants: ReadonlyMap<string, ReadonlySet<string>>;
 }
 
 /** An HTTP request as the core sees it. */
@@ -30,7 +30,8 @@ export interface ODataRequest {
   readonly serviceRootUrl: string;
   /** Correlation id of the request (logged, and named in 500 messages). */
   readonly requestId: string;
-  readonly principal: Principal;
+  /** The client's network address (for logs and rate limits), when known. */
+  readonly clientAddress?: string;
 }
 
 /** The response the core produces. */

@@ -2,7 +2,7 @@
  * Decides the company of a request (conventions §1): the `companies(<id>)` prefix, or for unscoped
  * URLs the `company=<id or name>` option, the caller's default company, or the caller's only company.
  */
-import { ODataError, NotFoundError } from '../errors/odata-error.js';
+import { CompanyAccessDeniedError, ODataError, NotFoundError } from '../errors/odata-error.js';
 import { GUID } from '../edm/values.js';
 import { compile } from '../sql/compile.js';
 import { sqliteDialect } from '../sql/sqlite-dialect.js';
@@ -30,8 +30,11 @@ function findCompany(svc: ServiceContext, idOrName: string): CompanyIdentity | u
 }
 
 function allowed(principal: Principal, id: string): boolean {
-  return principal.companies === 'all' || principal.companies.has(id);
+  return principal.companies.has(id);
 }
+
+/** A company by id or name, if it exists. */
+export { findCompany };
 
 /** The company id a request works on, or undefined for global resources. */
 export function resolveCompany(
@@ -43,20 +46,20 @@ export function resolveCompany(
   if (ref.kind === 'none') return undefined;
   if (ref.kind === 'path') {
     const found = findCompany(svc, ref.id);
-    if (found === undefined || !allowed(principal, found.id)) {
-      throw new NotFoundError(`The company '${ref.id}' does not exist or you have no access to it.`, 'Internal_CompanyNotFound');
-    }
+    if (found === undefined) throw new NotFoundError(`The company '${ref.id}' does not exist.`, 'Internal_CompanyNotFound');
+    if (!allowed(principal, found.id)) throw new CompanyAccessDeniedError(found.name);
     return found;
   }
   const named = companyOption ?? principal.defaultCompany ?? svc.defaultCompany;
   if (named !== undefined) {
     const found = findCompany(svc, named);
-    if (found === undefined || !allowed(principal, found.id)) {
+    if (found === undefined) {
       throw new ODataError(400, 'Internal_CompanyNotFound', `The company '${named}' cannot be found. Name an existing company with the query option company=<id or name>.`);
     }
+    if (!allowed(principal, found.id)) throw new CompanyAccessDeniedError(found.name);
     return found;
   }
-  if (principal.companies !== 'all' && principal.companies.size === 1) {
+  if (principal.companies.size === 1) {
     const [only] = principal.companies;
     const found = only === undefined ? undefined : findCompany(svc, only);
     if (found !== undefined) return found;

@@ -7,6 +7,9 @@ import type { Database } from '../db/database.js';
 import type { EdmModel } from '../edm/model.js';
 import type { BodyValidator } from '../validation/validate-body.js';
 import type { HookRegistry } from '../hooks/registry.js';
+import type { Authenticator } from '../auth/authenticator.js';
+import type { UserStore } from '../auth/user-store.js';
+import type { TokenStore } from '../auth/token-store.js';
 
 /** Long-lived service state shared by all requests. */
 export interface ServiceContext {
@@ -22,4 +25,10 @@ export interface ServiceContext {
   readonly metadataCache: Map<string, string>;
   /** The business-rule hook modules and action implementations, checked against the model. */
   readonly hooks: HookRegistry;
+  /** Bearer-token authentication (opaque tokens, JWTs). */
+  readonly authenticator: Authenticator;
+  readonly users: UserStore;
+  readonly tokens: TokenStore;
+  /** The service document and $metadata need no token. */
+  readonly publicMetadata: boolean;
 }

@@ -3,6 +3,7 @@
  * the core and writes the ODataResponse. Requests outside the service root get an OData 404 too.
  */
 import express, { type Express, type Request, type Response } from 'express';
+import { rateLimit } from 'express-rate-limit';
 import { randomUUID } from 'node:crypto';
 import type { Service } from '../service.js';
 import { NotFoundError } from '../errors/odata-error.js';
@@ -31,6 +32,24 @@ export function createExpressApp(service: Service): Express {
   const root = service.model.service.serviceRoot;
   const log = service.log;
 
+  // Brute force: failed authentications (401) count per client address; past the limit, 429.
+  const { windowMs, max } = service.options.authRateLimit;
+  app.use(
+    rateLimit({
+      windowMs,
+      limit: max,
+      skipSuccessfulRequests: true,
+      requestWasSuccessful: (_req, res) => res.statusCode !== 401,
+      standardHeaders: 'draft-7',
+      legacyHeaders: false,
+      handler: (req, res) => {
+        const body = { error: { code: 'BadRequest_TooManyRequests', message: 'Too many failed authentication attempts from this address; try again later.' } };
+        log.warn({ clientAddress: req.socket.remoteAddress }, 'authentication rate limit reached');
+        res.status(429).setHeader('OData-Version', '4.0').setHeader('Content-Type', 'application/json; odata.metadata=minimal').end(JSON.stringify(body));
+      },
+    }),
+  );
+
   app.use(async (req: Request, res: Response) => {
     const requestId = (typeof req.headers['x-request-id'] === 'string' && req.headers['x-request-id'].length <= 100 ? req.headers['x-request-id'] : undefined) ?? randomUUID();
     const started = process.hrtime.bigint();
@@ -42,7 +61,7 @@ export function createExpressApp(service: Service): Express {
         throw new NotFoundError(`No HTTP resource was found that matches the request URI '${req.originalUrl}'. The service root is ${root}/.`, 'BadRequest_NotFound');
       }
       const body = await readBody(req, service.model.service.maxBodyBytes);
-      response = await service.handle(toODataRequest(req, root, body, requestId, service.principalFor(req.headers)));
+      response = await service.handle(toODataRequest(req, root, body, requestId));
     } catch (e) {
       response = toErrorResponse(e, requestId, log);
     }

@@ -2,10 +2,10 @@
  * Turns an express request (below the service root) into the core's ODataRequest.
  */
 import type { Request } from 'express';
-import type { ODataRequest, Principal } from '../core/request.js';
+import type { ODataRequest } from '../core/request.js';
 
 /** Builds the core request; `body` was read by the router with the size limit applied. */
-export function toODataRequest(req: Request, serviceRoot: string, body: Buffer | undefined, requestId: string, principal: Principal): ODataRequest {
+export function toODataRequest(req: Request, serviceRoot: string, body: Buffer | undefined, requestId: string): ODataRequest {
   const url = req.originalUrl;
   const q = url.indexOf('?');
   const fullPath = q < 0 ? url : url.slice(0, q);
@@ -22,6 +22,6 @@ export function toODataRequest(req: Request, serviceRoot: string, body: Buffer |
     body,
     serviceRootUrl: `${req.protocol}://${host}${serviceRoot}`,
     requestId,
-    principal,
+    clientAddress: req.socket.remoteAddress,
   };
 }

@@ -12,6 +12,7 @@ import { compile } from '../sql/compile.js';
 import { sqliteDialect } from '../sql/sqlite-dialect.js';
 import { constant, select } from '../sql/build.js';
 import { Prng } from './prng.js';
+import type { UserStore } from '../auth/user-store.js';
 
 /** What seeding wrote. */
 export interface SeedResult {
@@ -21,6 +22,15 @@ export interface SeedResult {
 
 /** The demo company unscoped URLs use when `serve --seed demo` is given no other. */
 export const DEMO_DEFAULT_COMPANY = 'CRONUS';
+
+/** Demo users and their grants (company name → permission sets); ADMIN gets the token `npm start` prints. */
+export const DEMO_USERS: readonly { userId: string; email: string; defaultCompany?: string; grants: Readonly<Record<string, readonly string[]>> }[] = [
+  { userId: 'ADMIN', email: 'admin@cronus.example', defaultCompany: 'CRONUS', grants: { CRONUS: ['SUPER'], FABRIKAM: ['SUPER'] } },
+  { userId: 'JSMITH', email: 'john.smith@cronus.example', grants: { CRONUS: ['ECN-WRITE', 'TASK-WRITE', 'EVENTS'] } },
+  { userId: 'KLEE', email: 'kim.lee@cronus.example', grants: { CRONUS: ['ECN-READ', 'TASK-READ'] } },
+  { userId: 'PLANNER', email: 'planner@cronus.example', grants: { CRONUS: ['TASK-WRITE'] } },
+  { userId: 'AUDITOR', email: 'auditor@fabrikam.example', grants: { FABRIKAM: ['ECN-READ', 'TASK-READ'] } },
+];
 
 const COMPANIES = [
   { name: 'CRONUS', displayName: 'CRONUS International Ltd.' },
@@ -145,4 +155,12 @@ export function seedDemoIfEmpty(svc: ServiceContext): SeedResult | undefined {
   });
   const summary = [...counts.entries()].map(([set, n]) => `${n} ${set}`).join(', ');
   return { summary, companyIds };
+}
+
+/** Adds the demo users and their grants (idempotent). */
+export function seedDemoUsers(users: UserStore): void {
+  for (const u of DEMO_USERS) {
+    users.addUser(u.userId, u.email, u.defaultCompany);
+    for (const [company, sets] of Object.entries(u.grants)) users.grant(u.userId, company, sets);
+  }
 }

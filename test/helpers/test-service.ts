@@ -7,8 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { createService, type Service } from '../../src/service.js';
 import { defaultOptions } from '../../src/config.js';
 import { businessRules } from '../../src/rules/index.js';
-import { seedDemoIfEmpty } from '../../src/seed/demo.js';
-import type { Principal } from '../../src/core/request.js';
+import { seedDemoIfEmpty, seedDemoUsers } from '../../src/seed/demo.js';
+import type { JwtSettings } from '../../src/auth/jwt-verifier.js';
 import type { EntityHooks } from '../../src/hooks/types.js';
 
 /** The repository's metadata folder. */
@@ -27,7 +27,8 @@ export interface TestResponse {
 export interface CallInit {
   readonly body?: unknown;
   readonly headers?: Record<string, string>;
-  readonly principal?: Principal;
+  /** Bearer token to send; default: ADMIN's (SUPER in every demo company); null: no Authorization header. */
+  readonly token?: string | null;
 }
 
 /** A test service with helpers. */
@@ -36,20 +37,26 @@ export interface TestService {
   readonly root: string;
   readonly companyIds: readonly string[];
   call(method: string, url: string, init?: CallInit): Promise<TestResponse>;
+  /** A fresh opaque token for a demo user (ADMIN, JSMITH, KLEE, PLANNER, AUDITOR). */
+  token(userId: string, lifetimeMs?: number): string;
   close(): void;
 }
 
 /** Starts a service on an in-memory (or given) database, seeded with the demo data; `rules` replaces the service's hook modules. */
-export function startTestService(opts: { metadataDir?: string; dbFile?: string; seed?: boolean; defaultCompany?: string; rules?: readonly EntityHooks[] } = {}): TestService {
+export function startTestService(opts: { metadataDir?: string; dbFile?: string; seed?: boolean; defaultCompany?: string; rules?: readonly EntityHooks[]; jwt?: JwtSettings; authRateLimit?: { windowMs: number; max: number } } = {}): TestService {
   const service = createService(
-    defaultOptions({ metadataDir: opts.metadataDir ?? REPO_METADATA, dbFile: opts.dbFile ?? ':memory:', logLevel: 'silent', ...(opts.defaultCompany ? { defaultCompany: opts.defaultCompany } : {}) }),
+    defaultOptions({ metadataDir: opts.metadataDir ?? REPO_METADATA, dbFile: opts.dbFile ?? ':memory:', logLevel: 'silent', ...(opts.defaultCompany ? { defaultCompany: opts.defaultCompany } : {}), ...(opts.jwt ? { jwt: opts.jwt } : {}), ...(opts.authRateLimit ? { authRateLimit: opts.authRateLimit } : {}) }),
     opts.rules ?? businessRules,
   );
   const seeded = opts.seed === false ? undefined : seedDemoIfEmpty(service.context);
+  if (seeded !== undefined) seedDemoUsers(service.context.users);
   const root = 'http://localhost/api/v2.0';
+  const token = (userId: string, lifetimeMs?: number): string => service.context.tokens.issue(userId, lifetimeMs).token;
+  let adminToken: string | undefined;
   const call = async (method: string, url: string, init: CallInit = {}): Promise<TestResponse> => {
     const q = url.indexOf('?');
     const headers: Record<string, string> = {};
+    if (init.token !== null) headers['authorization'] = `Bearer ${init.token ?? (adminToken ??= token('ADMIN'))}`;
     for (const [k, v] of Object.entries(init.headers ?? {})) headers[k.toLowerCase()] = v;
     let body: Buffer | undefined;
     if (init.body !== undefined) {
@@ -64,12 +71,13 @@ export function startTestService(opts: { metadataDir?: string; dbFile?: string; 
       body,
       serviceRootUrl: root,
       requestId: randomUUID(),
-      principal: init.principal ?? { userId: 'TESTER', companies: 'all', ...(seeded && !opts.defaultCompany ? { defaultCompany: seeded.companyIds[0] } : {}) },
+      clientAddress: '127.0.0.1',
     });
     const text = res.body === undefined ? '' : Buffer.isBuffer(res.body) ? res.body.toString('utf8') : res.body;
     let json: unknown;
     if ((res.headers['Content-Type'] ?? '').startsWith('application/json') && text !== '') json = JSON.parse(text);
     return { status: res.status, headers: res.headers, text, json };
   };
-  return { service, root, companyIds: seeded?.companyIds ?? [], call, close: () => service.close() };
+  const companyIds = seeded?.companyIds ?? (service.db.raw.prepare(`SELECT "id" FROM "${service.model.company.table}" ORDER BY "name"`).all() as { id: string }[]).map((r) => r.id);
+  return { service, root, companyIds, call, token, close: () => service.close() };
 }

@@ -62,16 +62,17 @@ test('serve --seed demo prints the service root and answers on it', async () => 
   const db = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ecn-serve-')), 'demo.sqlite');
   const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--db', db, '--seed', 'demo', '--log-level', 'silent'], { stdio: ['ignore', 'pipe', 'pipe'] });
   try {
-    const url = await new Promise<string>((resolve, reject) => {
+    const [url, token] = await new Promise<[string, string]>((resolve, reject) => {
       let out = '';
       child.stdout.on('data', (d: Buffer) => {
         out += d.toString();
-        const m = /serving (http:\/\/\S+\/api\/v2\.0)\//.exec(out);
-        if (m?.[1]) resolve(m[1]);
+        const m = /serving (http:\/\/\S+\/api\/v2\.0)\/[\s\S]*token for ADMIN[^\n]*\n\s*(ecn_\S+)/.exec(out);
+        if (m?.[1] && m[2]) resolve([m[1], m[2]]);
       });
       child.on('exit', (code) => reject(new Error(`serve exited with ${String(code)}: ${out}`)));
     });
-    const r = await fetch(`${url}/engChangeNotices?$top=2`);
+    expect((await fetch(`${url}/engChangeNotices?$top=2`)).status).toBe(401);
+    const r = await fetch(`${url}/engChangeNotices?$top=2`, { headers: { Authorization: `Bearer ${token}` } });
     expect(r.status).toBe(200);
     const body = (await r.json()) as { value: unknown[] };
     expect(body.value).toHaveLength(2);

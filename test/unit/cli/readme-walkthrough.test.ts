@@ -18,16 +18,16 @@ test('the README curl walk-through works as written', async () => {
   const db = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ecn-readme-')), 'demo.sqlite');
   const server = spawn(process.execPath, [bin, 'serve', '--port', '0', '--db', db, '--seed', 'demo', '--log-level', 'silent'], { stdio: ['ignore', 'pipe', 'pipe'] });
   try {
-    const base = await new Promise<string>((resolve, reject) => {
+    const [base, token] = await new Promise<[string, string]>((resolve, reject) => {
       let out = '';
       server.stdout.on('data', (d: Buffer) => {
         out += d.toString();
-        const m = /serving (http:\/\/\S+\/api\/v2\.0)\//.exec(out);
-        if (m?.[1]) resolve(m[1]);
+        const m = /serving (http:\/\/\S+\/api\/v2\.0)\/[\s\S]*token for ADMIN[^\n]*\n\s*(ecn_\S+)/.exec(out);
+        if (m?.[1] && m[2]) resolve([m[1], m[2]]);
       });
       server.on('exit', (code) => reject(new Error(`serve exited ${String(code)}: ${out}`)));
     });
-    const script = String(block).replace('ROOT=http://127.0.0.1:8080/api/v2.0', `ROOT=${base}`);
+    const script = String(block).replace('ROOT=http://127.0.0.1:8080/api/v2.0', `ROOT=${base}`).replace('TOKEN=paste-the-token-npm-start-printed', `TOKEN=${token}`);
     const r = spawnSync('bash', ['-e', '-c', script], { encoding: 'utf8', timeout: 30_000 });
     expect(r.status).toBe(0);
     const lines = r.stdout.split('\n');
@@ -39,6 +39,7 @@ test('the README curl walk-through works as written', async () => {
     expect(lines).toContain('assembly@cronus.example');
     expect(lines).toContain('Increase bore to 14 mm.');
     expect(r.stdout).toContain('"code":"BadRequest_InvalidRequestUrl"');
+    expect(r.stdout).toContain('"code":"Authentication_InvalidCredentials"');
     expect(r.stdout).not.toContain('undefined');
   } finally {
     server.kill('SIGTERM');

@@ -7,7 +7,7 @@ import pino from 'pino';
 import { HookContractError, runAction, runAfterCommit, runBeforeWrite, runValidateWrite } from '../../../src/hooks/run-hooks.js';
 import type { ActionContext, EntityHooks, HookContext, TxContext, ValidateWriteContext } from '../../../src/hooks/types.js';
 
-const base: HookContext = { entityType: 'engChangeOrder', entitySet: 'engChangeOrders', requestId: 'req-1', user: { userId: 'U', companies: 'all' }, companyId: 'c1' };
+const base: HookContext = { entityType: 'engChangeOrder', entitySet: 'engChangeOrders', requestId: 'req-1', user: { userId: 'U', companies: new Set(['c1']), grants: new Map([['c1', new Set(['SUPER'])]]) }, companyId: 'c1' };
 const unused = (): never => {
   throw new Error('not used by these tests');
 };

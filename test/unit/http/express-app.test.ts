@@ -9,9 +9,11 @@ import type { Express } from 'express';
 
 let t: TestService;
 let app: Express;
+let auth: string;
 beforeAll(() => {
-  t = startTestService({ defaultCompany: 'CRONUS' });
+  t = startTestService();
   app = createExpressApp(t.service);
+  auth = `Bearer ${t.token('ADMIN')}`;
 });
 afterAll(() => t.close());
 
@@ -34,7 +36,7 @@ test('$metadata is XML by default, also for a JSON-first Accept that lists XML (
 });
 
 test('HEAD answers like GET without a body (SAP Cloud SDK CSRF probe)', async () => {
-  const r = await request(app).head('/api/v2.0/engChangeNotices').expect(200);
+  const r = await request(app).head('/api/v2.0/engChangeNotices').set('Authorization', auth).expect(200);
   expect(r.headers['odata-version']).toBe('4.0');
   expect(r.text ?? '').toBe('');
 });
@@ -47,17 +49,34 @@ test('a path outside the service root is an OData 404', async () => {
 
 test('a body over the configured limit is refused with 413 before it is buffered', async () => {
   const big = JSON.stringify({ drawingNumber: 'x'.repeat(t.service.model.service.maxBodyBytes) });
-  const r = await request(app).post('/api/v2.0/engChangeNotices').set('Content-Type', 'application/json').send(big).expect(413);
+  const r = await request(app).post('/api/v2.0/engChangeNotices').set('Authorization', auth).set('Content-Type', 'application/json').send(big).expect(413);
   expect(r.body.error.code).toBe('BadRequest_PayloadTooLarge');
 });
 
 test('a client request id is echoed', async () => {
-  const r = await request(app).get('/api/v2.0/companies').set('x-request-id', 'abc-123').expect(200);
+  const r = await request(app).get('/api/v2.0/companies').set('Authorization', auth).set('x-request-id', 'abc-123').expect(200);
   expect(r.headers['x-request-id']).toBe('abc-123');
 });
 
 test('a POST round trip over HTTP', async () => {
-  const r = await request(app).post('/api/v2.0/engChangeNotices').send({ sourceNumber: 'HTTP-1', changeReasonCode: 'COST' }).expect(201);
+  const r = await request(app).post('/api/v2.0/engChangeNotices').set('Authorization', auth).send({ sourceNumber: 'HTTP-1', changeReasonCode: 'COST' }).expect(201);
   expect(r.headers['location']).toContain(`/engChangeNotices(${r.body.id})`);
   expect(r.headers['etag']).toBe(r.body['@odata.etag']);
+});
+
+test('failed authentications are limited per client address (429), successful ones are not counted', async () => {
+  const limited = startTestService({ authRateLimit: { windowMs: 60_000, max: 3 } });
+  try {
+    const a = createExpressApp(limited.service);
+    const good = `Bearer ${limited.token('ADMIN')}`;
+    for (let i = 0; i < 5; i++) await request(a).get('/api/v2.0/companies').set('Authorization', good).expect(200);
+    for (let i = 0; i < 3; i++) {
+      const r = await request(a).get('/api/v2.0/companies').set('Authorization', 'Bearer ecn_nope').expect(401);
+      expect(r.headers['www-authenticate']).toMatch(/^Bearer/);
+    }
+    const blocked = await request(a).get('/api/v2.0/companies').set('Authorization', 'Bearer ecn_nope').expect(429);
+    expect(blocked.body.error.code).toBe('BadRequest_TooManyRequests');
+  } finally {
+    limited.close();
+  }
 });
