@@ -2,7 +2,8 @@
  * The command line as a user runs it (the compiled bin, as `npm start` does): help, usage errors with
  * exit code 2 and one line, seeding, serving.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
+import { startServeProcess } from '../../helpers/serve-process.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -58,25 +59,15 @@ test('seed writes the demo data once', () => {
   expect(second.stdout).toContain('nothing seeded');
 });
 
-test('serve --seed demo prints the service root and answers on it', async () => {
-  const db = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ecn-serve-')), 'demo.sqlite');
-  const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--db', db, '--seed', 'demo', '--log-level', 'silent'], { stdio: ['ignore', 'pipe', 'pipe'] });
+test('serve --seed demo prints the service root and an ADMIN token, and answers on it', async () => {
+  const server = await startServeProcess();
   try {
-    const [url, token] = await new Promise<[string, string]>((resolve, reject) => {
-      let out = '';
-      child.stdout.on('data', (d: Buffer) => {
-        out += d.toString();
-        const m = /serving (http:\/\/\S+\/api\/v2\.0)\/[\s\S]*token for ADMIN[^\n]*\n\s*(ecn_\S+)/.exec(out);
-        if (m?.[1] && m[2]) resolve([m[1], m[2]]);
-      });
-      child.on('exit', (code) => reject(new Error(`serve exited with ${String(code)}: ${out}`)));
-    });
-    expect((await fetch(`${url}/engChangeNotices?$top=2`)).status).toBe(401);
-    const r = await fetch(`${url}/engChangeNotices?$top=2`, { headers: { Authorization: `Bearer ${token}` } });
+    expect((await fetch(`${server.url}/engChangeNotices?$top=2`)).status).toBe(401);
+    const r = await fetch(`${server.url}/engChangeNotices?$top=2`, { headers: { Authorization: `Bearer ${server.token}` } });
     expect(r.status).toBe(200);
     const body = (await r.json()) as { value: unknown[] };
     expect(body.value).toHaveLength(2);
   } finally {
-    child.kill('SIGTERM');
+    server.stop();
   }
 });

@@ -2,31 +2,19 @@
  * The README's curl walk-through, run as written (bash + curl) against `ecn-odata serve --seed demo`,
  * with only the port changed. Guards the newcomer's first experience.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-
-const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../..');
-const bin = path.join(root, 'dist', 'src', 'cli', 'main.js');
+import { REPO_ROOT as root, startServeProcess } from '../../helpers/serve-process.js';
 
 test('the README curl walk-through works as written', async () => {
   if (spawnSync('curl', ['--version']).status !== 0) throw new Error('curl is needed for this test (Debian package curl)');
   const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
   const block = /## A walk through the interface with curl[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)?.[1];
   expect(block).toBeDefined();
-  const db = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ecn-readme-')), 'demo.sqlite');
-  const server = spawn(process.execPath, [bin, 'serve', '--port', '0', '--db', db, '--seed', 'demo', '--log-level', 'silent'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const server = await startServeProcess();
   try {
-    const [base, token] = await new Promise<[string, string]>((resolve, reject) => {
-      let out = '';
-      server.stdout.on('data', (d: Buffer) => {
-        out += d.toString();
-        const m = /serving (http:\/\/\S+\/api\/v2\.0)\/[\s\S]*token for ADMIN[^\n]*\n\s*(ecn_\S+)/.exec(out);
-        if (m?.[1] && m[2]) resolve([m[1], m[2]]);
-      });
-      server.on('exit', (code) => reject(new Error(`serve exited ${String(code)}: ${out}`)));
-    });
+    const [base, token] = [server.url, server.token];
     const script = String(block).replace('ROOT=http://127.0.0.1:8080/api/v2.0', `ROOT=${base}`).replace('TOKEN=paste-the-token-npm-start-printed', `TOKEN=${token}`);
     const r = spawnSync('bash', ['-e', '-c', script], { encoding: 'utf8', timeout: 30_000 });
     expect(r.status).toBe(0);
@@ -42,6 +30,6 @@ test('the README curl walk-through works as written', async () => {
     expect(r.stdout).toContain('"code":"Authentication_InvalidCredentials"');
     expect(r.stdout).not.toContain('undefined');
   } finally {
-    server.kill('SIGTERM');
+    server.stop();
   }
 }, 60_000);

@@ -1,0 +1,38 @@
+/**
+ * Starts the compiled `ecn-odata serve --seed demo` as a child process on a free port and waits for the
+ * service root URL and the ADMIN token it prints.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+/** The repository root. */
+export const REPO_ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
+/** The compiled command (npm test builds it first). */
+export const BIN = path.join(REPO_ROOT, 'dist', 'src', 'cli', 'main.js');
+
+/** A running demo server. */
+export interface ServeProcess {
+  readonly url: string;
+  readonly token: string;
+  readonly child: ChildProcess;
+  stop(): void;
+}
+
+/** Spawns `serve --seed demo` on a fresh database; resolves once it prints its URL and token. */
+export async function startServeProcess(extraArgs: readonly string[] = []): Promise<ServeProcess> {
+  if (!fs.existsSync(BIN)) throw new Error(`${BIN} is missing: run 'npm run build' (npm test does it first).`);
+  const db = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ecn-serve-')), 'demo.sqlite');
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--db', db, '--seed', 'demo', '--log-level', 'silent', ...extraArgs], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const [url, token] = await new Promise<[string, string]>((resolve, reject) => {
+    let out = '';
+    child.stdout?.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /serving (http:\/\/\S+\/api\/v2\.0)\/[\s\S]*token for ADMIN[^\n]*\n\s*(ecn_\S+)/.exec(out);
+      if (m?.[1] && m[2]) resolve([m[1], m[2]]);
+    });
+    child.on('exit', (code) => reject(new Error(`serve exited with ${String(code)}: ${out}`)));
+  });
+  return { url, token, child, stop: () => child.kill('SIGTERM') };
+}
