@@ -58,7 +58,7 @@ export function parseKeyValue(lx: Lexer): Expr {
     return { kind: 'alias', name, span: lx.span(start) };
   }
   const literal = scanPrimitiveLiteral(lx);
-  if (literal === undefined) throw lx.expected('a literal value or a @parameterAlias');
+  if (literal === undefined) throw lx.expected("a key value (a GUID such as 2f0c0a6e-1b2c-4d5e-8f90-0123456789ab, a number, a 'quoted string') or a @parameterAlias");
   lx.node(start);
   return { kind: 'literal', literal, span: lx.span(start) };
 }
