@@ -36,7 +36,7 @@ export async function startJwksServer(audience: string): Promise<JwksServer> {
   let keys: SigningKey[] = [await newKey('RS256', 1), await newKey('ES256', 1)];
   let counter = 1;
   let fetches = 0;
-  const server = http.createServer((req, res) => {
+  const server = http.createServer((_req, res) => {
     fetches++;
     res.setHeader('Content-Type', 'application/json');
     res.end(JSON.stringify({ keys: keys.map((k) => k.jwk) }));

@@ -28,7 +28,7 @@ describe('release', () => {
   test.each([
     ['PATCH engChangeOrders({id})', (eco: Entity): string => `/engChangeOrders(${eco['id']})`],
     ['PATCH engChangeOrders({id}), company-scoped', (eco: Entity): string => `${scoped()}/engChangeOrders(${eco['id']})`],
-    ['PATCH engChangeOrderTasks({id})/engChangeOrder', (eco: Entity, ids?: Record<string, string>): string => `/engChangeOrderTasks(${ids?.['g'] ?? ''})/engChangeOrder`],
+    ['PATCH engChangeOrderTasks({id})/engChangeOrder', (_eco: Entity, ids?: Record<string, string>): string => `/engChangeOrderTasks(${ids?.['g'] ?? ''})/engChangeOrder`],
   ])('%s activates exactly the Not Started tasks without unmet predecessors', async (_name, url) => {
     const { eco, ids } = await planned();
     const mark = lastOutboxId(t);
