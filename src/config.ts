@@ -6,6 +6,38 @@ import { fileURLToPath } from 'node:url';
 import fs from 'node:fs';
 import type { JwtSettings } from './auth/jwt-verifier.js';
 
+/** Webhook delivery of business events (conventions §6) and the outbound-call policy. */
+export interface WebhookOptions {
+  /** Run the delivery worker; false leaves events in the outbox (tests of other features, tools). */
+  readonly deliver: boolean;
+  /** Allow private, loopback and link-local targets (refused by default: server-side request forgery). */
+  readonly allowPrivate: boolean;
+  /** Time limit of one notification POST, ms. */
+  readonly timeoutMs: number;
+  /** Time limit of the validation handshake on subscribe, ms (5 s, as Business Central). */
+  readonly handshakeTimeoutMs: number;
+  /** Notifications in flight at once, over all subscriptions (each subscription has at most one). */
+  readonly concurrency: number;
+  /** Delay before each retry, ms; a notification fails after 1 + backoffMs.length attempts. */
+  readonly backoffMs: readonly number[];
+  /** How often the worker looks for work besides the signal after each commit, ms. */
+  readonly pollMs: number;
+  /** Base of the entity URLs in notifications (`url`), e.g. `https://ecn.example.com`; the service root path is appended. */
+  readonly publicBaseUrl: string;
+}
+
+/** Webhook defaults: retries after 1, 1, 1, 10, 100 and 1,000 minutes (conventions §6), 10 s per request. */
+export const DEFAULT_WEBHOOKS: WebhookOptions = {
+  deliver: true,
+  allowPrivate: false,
+  timeoutMs: 10_000,
+  handshakeTimeoutMs: 5_000,
+  concurrency: 8,
+  backoffMs: [1, 1, 1, 10, 100, 1000].map((minutes) => minutes * 60_000),
+  pollMs: 1_000,
+  publicBaseUrl: 'http://127.0.0.1:8080',
+};
+
 /** Options of a service instance. */
 export interface ServiceOptions {
   /** Folder with service.json, entities/ and enums/. */
@@ -22,6 +54,8 @@ export interface ServiceOptions {
   readonly publicMetadata: boolean;
   /** Failed authentications allowed per client address and window before 429. */
   readonly authRateLimit: { readonly windowMs: number; readonly max: number };
+  /** Webhook delivery (see WebhookOptions). */
+  readonly webhooks: WebhookOptions;
 }
 
 /** The repository (or installed package) root: the nearest ancestor holding metadata/service.json. */
@@ -43,6 +77,7 @@ export function defaultOptions(overrides: Partial<ServiceOptions> = {}): Service
     logLevel: process.env['LOG_LEVEL'] ?? 'info',
     publicMetadata: true,
     authRateLimit: { windowMs: 15 * 60_000, max: 50 },
+    webhooks: DEFAULT_WEBHOOKS,
     ...overrides,
   };
 }

@@ -1,6 +1,7 @@
 /**
  * Assembles a service from options: loads and checks the model, opens and migrates the database,
- * and wires the core. `handle` is the core entry point; `http/` wraps it for express.
+ * writes the event definitions, wires the core and starts webhook delivery. `handle` is the core entry
+ * point; `http/` wraps it for express.
  */
 import pino, { type Logger } from 'pino';
 import { openDatabase, type Database } from './db/database.js';
@@ -13,6 +14,12 @@ import type { ServiceContext } from './core/service-context.js';
 import { buildHookRegistry } from './hooks/registry.js';
 import type { EntityHooks } from './hooks/types.js';
 import { createOutboxTable } from './events/outbox.js';
+import { createDeliveryTables } from './events/delivery-tables.js';
+import { DeliveryStore } from './events/delivery-store.js';
+import { DeliveryWorker } from './events/delivery-worker.js';
+import { syncEventDefinitions } from './events/event-definitions.js';
+import { OutboundClient } from './events/outbound.js';
+import { OutboxSignal } from './events/outbox-signal.js';
 import type { ServiceOptions } from './config.js';
 import { BodyValidator } from './validation/validate-body.js';
 import { createVersionClock } from './serialize/etag.js';
@@ -31,7 +38,22 @@ export interface Service {
   handle(req: ODataRequest): Promise<ODataResponse>;
   /** Options the service was created with (the HTTP layer reads the rate limit). */
   readonly options: ServiceOptions;
+  /** The webhook delivery worker; undefined when the model has no event types or delivery is off. */
+  readonly delivery: DeliveryWorker | undefined;
+  /** Stops delivery (in-flight notifications stay pending) and closes the database. */
   close(): void;
+}
+
+/** The delivery worker of a service, started; undefined when there is nothing to deliver or delivery is off. */
+function startDelivery(context: ServiceContext, options: ServiceOptions): { worker: DeliveryWorker; outbound: OutboundClient } | undefined {
+  const { model, db, log } = context;
+  const webhooks = options.webhooks;
+  if (model.eventTypes === undefined || !webhooks.deliver) return undefined;
+  const outbound = new OutboundClient({ allowPrivate: webhooks.allowPrivate, timeoutMs: webhooks.timeoutMs, maxSockets: webhooks.concurrency });
+  const store = new DeliveryStore(db, model, `${webhooks.publicBaseUrl.replace(/\/+$/, '')}${model.service.serviceRoot}`);
+  const worker = new DeliveryWorker(store, outbound, webhooks, context.outboxSignal, log);
+  worker.start();
+  return { worker, outbound };
 }
 
 /**
@@ -48,12 +70,14 @@ export function createService(options: ServiceOptions, rules: readonly EntityHoo
     const report = migrate(db, model);
     if (report.createdTables.length > 0 || report.addedColumns.length > 0) log.info(report, 'database schema updated');
     createOutboxTable(db);
+    createDeliveryTables(db);
     createAuthTables(db, model.company.table);
   } catch (e) {
     db.close();
     throw e;
   }
   const users = new UserStore(db, model);
+  const hookOutbound = new OutboundClient({ allowPrivate: options.webhooks.allowPrivate, timeoutMs: options.webhooks.handshakeTimeoutMs, maxSockets: 4 });
   const tokens = new TokenStore(db);
   const context: ServiceContext = {
     model,
@@ -68,7 +92,13 @@ export function createService(options: ServiceOptions, rules: readonly EntityHoo
     tokens,
     authenticator: new Authenticator(users, tokens, options.jwt, log),
     publicMetadata: options.publicMetadata,
+    outbound: hookOutbound,
+    callTimeoutMs: options.webhooks.handshakeTimeoutMs,
+    outboxSignal: new OutboxSignal(),
   };
+  const definitions = syncEventDefinitions(context);
+  if (definitions.inserted + definitions.updated + definitions.deleted > 0) log.info(definitions, 'event definitions updated');
+  const delivery = startDelivery(context, options);
   return {
     model,
     db,
@@ -76,6 +106,12 @@ export function createService(options: ServiceOptions, rules: readonly EntityHoo
     context,
     handle: (req) => handle(context, req),
     options,
-    close: () => db.close(),
+    delivery: delivery?.worker,
+    close: () => {
+      delivery?.worker.stop();
+      delivery?.outbound.close();
+      hookOutbound.close();
+      db.close();
+    },
   };
 }

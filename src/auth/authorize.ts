@@ -1,14 +1,15 @@
 /**
  * The one place that decides whether a principal may do what a request asks (conventions §7, §3):
  * read permission on every type the request reads (path steps, $expand, $filter/$orderby navigations),
- * write permission on the type it changes. Company access itself is checked when the company is resolved.
+ * write permission on the type it changes; for row-scoped global types (e.g. webhook subscriptions), the
+ * type's permission set in the row's company. Company access itself is checked when the company is resolved.
  */
-import type { EntityType } from '../edm/model.js';
-import { PermissionDeniedError } from '../errors/odata-error.js';
+import type { EntityType, RowScope } from '../edm/model.js';
+import { CompanyAccessDeniedError, PermissionDeniedError } from '../errors/odata-error.js';
 import type { Principal } from '../core/request.js';
 import type { ResourcePathBinding } from '../core/operation-context.js';
 import type { QueryOptions } from '../uri/ast.js';
-import { allows, requiredSet } from './permission-sets.js';
+import { allows, requiredSet, SUPER } from './permission-sets.js';
 import { touchedTypes } from './touched-types.js';
 
 /** What the request does to its target. */
@@ -17,7 +18,33 @@ function targetAccess(path: ResourcePathBinding, method: string): 'read' | 'writ
   return path.target.kind === 'count' || path.target.kind === 'property' ? 'read' : 'write';
 }
 
+/** The companies in which the principal may use a row-scoped type: those granting its permission set, or SUPER (sorted). */
+export function rowScopeCompanies(principal: Principal, scope: RowScope): string[] {
+  return [...principal.grants]
+    .filter(([, sets]) => sets.has(SUPER) || sets.has(scope.permission))
+    .map(([id]) => id)
+    .sort();
+}
+
+/**
+ * Throws unless the principal may create a row of a row-scoped type in `companyId`: 401 without any
+ * grant in the company (as for company-scoped URLs), 403 without the type's permission set there.
+ */
+export function authorizeRowCompany(principal: Principal, type: EntityType, companyId: string, companyName: string): void {
+  if (type.rowScope === undefined) return;
+  const granted = principal.grants.get(companyId);
+  if (granted === undefined || !principal.companies.has(companyId)) throw new CompanyAccessDeniedError(companyName);
+  if (!granted.has(SUPER) && !granted.has(type.rowScope.permission)) throw new PermissionDeniedError(`TableData ${type.name}`, 'Write', type.rowScope.permission);
+}
+
 function check(principal: Principal, companyId: string | undefined, type: EntityType, access: 'read' | 'write'): void {
+  if (type.rowScope !== undefined) {
+    // Rows are filtered to the caller's companies (handle.ts); without the set in any company there is nothing to see or do.
+    if (rowScopeCompanies(principal, type.rowScope).length === 0) {
+      throw new PermissionDeniedError(`TableData ${type.name}`, access === 'read' ? 'Read' : 'Write', type.rowScope.permission);
+    }
+    return;
+  }
   if (type.scope !== 'company' || companyId === undefined) return; // global sets: readable by every authenticated user
   const granted = principal.grants.get(companyId) ?? new Set<string>();
   if (!allows(granted, type, access)) {

@@ -17,6 +17,7 @@ export function knownPermissionSets(model: EdmModel): string[] {
       sets.add(t.permissions.read);
       sets.add(t.permissions.write);
     }
+    if (t.rowScope !== undefined) sets.add(t.rowScope.permission);
   }
   return [...sets].sort();
 }

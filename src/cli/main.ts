@@ -9,6 +9,7 @@ import { UsageError } from './args.js';
 import { serve } from './serve.js';
 import { seed } from './seed.js';
 import { runAdmin } from './admin.js';
+import { deliveries } from './deliveries.js';
 import { UserStoreError } from '../auth/user-store.js';
 
 const HELP = `Usage: ecn-odata <command> [options]
@@ -20,7 +21,8 @@ Commands:
   grant      grant permission sets in a company (ecn-odata grant --help)
   revoke     remove grants (ecn-odata revoke --help)
   token      issue or revoke API tokens (ecn-odata token --help)
-  companies  add or list companies (ecn-odata companies --help)`;
+  companies  add or list companies (ecn-odata companies --help)
+  deliveries list webhook notifications and their attempts (ecn-odata deliveries --help)`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -31,6 +33,8 @@ async function main(argv: string[]): Promise<number> {
     case 'seed':
       seed(rest);
       return 0;
+    case 'deliveries':
+      return deliveries(rest);
     case 'users':
     case 'grant':
     case 'revoke':
@@ -44,7 +48,7 @@ async function main(argv: string[]): Promise<number> {
       console.log(HELP);
       return command === undefined ? 2 : 0;
     default:
-      throw new UsageError(`ecn-odata: unknown command '${command}'. Commands: serve, seed, users, grant, revoke, token, companies.`);
+      throw new UsageError(`ecn-odata: unknown command '${command}'. Commands: serve, seed, users, grant, revoke, token, companies, deliveries.`);
   }
 }
 

@@ -10,7 +10,7 @@ import { createService } from '../service.js';
 import { createExpressApp } from '../http/express-app.js';
 import { businessRules } from '../rules/index.js';
 import { DEMO_DEFAULT_COMPANY, seedDemoIfEmpty, seedDemoUsers } from '../seed/demo.js';
-import type { ServiceOptions } from '../config.js';
+import { DEFAULT_WEBHOOKS, type ServiceOptions, type WebhookOptions } from '../config.js';
 import { intFlag, parseFlags, UsageError } from './args.js';
 
 /** Help text of `serve`. */
@@ -32,6 +32,11 @@ Options:
   --jwt-user-claim C    the claim that names the user (default preferred_username)
   --jwt-clock-skew S    seconds of clock skew tolerated on exp/nbf (default 60)
   --protect-metadata    require a token for the service document and $metadata too
+  --public-url URL      base URL clients reach the service at, for entity URLs in webhook
+                        notifications (default http://<host>:<port>)
+  --webhooks-allow-private  allow webhook targets on private, loopback and link-local addresses
+  --webhooks-timeout MS     time limit of one notification POST (default 10000)
+  --webhooks-backoff LIST   retry delays in ms, comma-separated (default 1, 1, 1, 10, 100, 1000 minutes)
   -h, --help            show this help`;
 
 /** Runs `serve`; resolves once listening. */
@@ -50,6 +55,10 @@ export async function serve(argv: string[]): Promise<Server | undefined> {
     'jwt-user-claim': { type: 'string' },
     'jwt-clock-skew': { type: 'string' },
     'protect-metadata': { type: 'boolean' },
+    'public-url': { type: 'string' },
+    'webhooks-allow-private': { type: 'boolean' },
+    'webhooks-timeout': { type: 'string' },
+    'webhooks-backoff': { type: 'string' },
   });
   if (help) {
     console.log(SERVE_HELP);
@@ -67,7 +76,8 @@ export async function serve(argv: string[]): Promise<Server | undefined> {
     ...(typeof values['log-level'] === 'string' ? { logLevel: values['log-level'] } : {}),
     ...(typeof values['default-company'] === 'string' ? { defaultCompany: values['default-company'] } : seed === 'demo' ? { defaultCompany: DEMO_DEFAULT_COMPANY } : {}),
   });
-  const service = createService({ ...opts, ...jwtOptions(values), publicMetadata: values['protect-metadata'] !== true }, businessRules);
+  const webhooks = webhookOptions(values, host, port);
+  const service = createService({ ...opts, ...jwtOptions(values), publicMetadata: values['protect-metadata'] !== true, webhooks }, businessRules);
   let demoToken: string | undefined;
   if (seed === 'demo') {
     seedDemoIfEmpty(service.context);
@@ -118,4 +128,35 @@ function jwtOptions(values: Record<string, string | boolean | undefined>): Parti
   }
   const claim = typeof values['jwt-user-claim'] === 'string' ? values['jwt-user-claim'] : 'preferred_username';
   return { jwt: { issuer, audience, jwksUrl, userClaim: claim, clockToleranceSeconds: skew, jwksCooldownMs: 30_000 } };
+}
+
+/** A whole number of milliseconds from a flag, or a UsageError. */
+function millis(flag: string, text: string): number {
+  if (!/^\d+$/.test(text.trim())) throw new UsageError(`ecn-odata serve: --${flag} takes whole milliseconds, got '${text}'.`);
+  return Number(text.trim());
+}
+
+/** Webhook options from the flags over the defaults; the public URL defaults to the listening address. */
+function webhookOptions(values: Record<string, string | boolean | undefined>, host: string, port: number): WebhookOptions {
+  const publicUrl = values['public-url'];
+  let publicBaseUrl = port === 0 ? DEFAULT_WEBHOOKS.publicBaseUrl : `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  if (typeof publicUrl === 'string') {
+    let url: URL;
+    try {
+      url = new URL(publicUrl);
+    } catch {
+      throw new UsageError(`ecn-odata serve: --public-url '${publicUrl}' is not a URL.`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError('ecn-odata serve: --public-url must be an http or https URL.');
+    publicBaseUrl = publicUrl.replace(/\/+$/, '');
+  }
+  const timeout = values['webhooks-timeout'];
+  const backoff = values['webhooks-backoff'];
+  return {
+    ...DEFAULT_WEBHOOKS,
+    publicBaseUrl,
+    allowPrivate: values['webhooks-allow-private'] === true,
+    ...(typeof timeout === 'string' ? { timeoutMs: Math.max(1, millis('webhooks-timeout', timeout)) } : {}),
+    ...(typeof backoff === 'string' ? { backoffMs: backoff.split(',').filter((part) => part.trim() !== '').map((part) => millis('webhooks-backoff', part)) } : {}),
+  };
 }

@@ -1,8 +1,8 @@
 /**
  * The core: an OData request in, an OData response out (Olingo's ODataHandler.process).
- * authenticate → parse path → parse options → bind → resolve company (access) → authorize
- * (permission sets) → dispatch; every error goes through the one error mapper, and every response
- * carries `OData-Version: 4.0`.
+ * authenticate → parse path → parse options → bind → resolve company (access) → restrict rows
+ * (companies list, row-scoped types) → authorize (permission sets) → dispatch; every error goes through
+ * the one error mapper, and every response carries `OData-Version: 4.0`.
  */
 import { toErrorResponse } from '../errors/to-error-response.js';
 import { CompanyAccessDeniedError, MethodNotAllowedError } from '../errors/odata-error.js';
@@ -12,7 +12,8 @@ import { bindPath } from '../uri/bind-path.js';
 import type { Expr, QueryOptions } from '../uri/ast.js';
 import type { ResourcePathBinding } from './operation-context.js';
 import { companyPrefix } from '../serialize/context-url.js';
-import { authorize } from '../auth/authorize.js';
+import { authorize, rowScopeCompanies } from '../auth/authorize.js';
+import { readRow, recordNotFound } from './resolve-path.js';
 import { dispatch } from './dispatch.js';
 import { metadataDocument, serviceDocument } from './operations/metadata.js';
 import type { ODataRequest, ODataResponse, Principal } from './request.js';
@@ -26,6 +27,22 @@ function isMetadataPath(path: string): boolean {
   return path === '' || path === '/' || path === '/$metadata';
 }
 
+/** `<property> in (<guid>, ...)`: the condition the read restrictions AND to the client's $filter. */
+function guidIn(property: string, ids: readonly string[]): Expr {
+  return {
+    kind: 'binary',
+    operator: 'in',
+    left: { kind: 'member', root: { kind: 'it' }, segments: [{ kind: 'name', name: property, span: NO_SPAN }], span: NO_SPAN },
+    right: { kind: 'list', items: ids.map((id) => ({ kind: 'literal', literal: { kind: 'guid', value: id }, span: NO_SPAN })), span: NO_SPAN },
+    span: NO_SPAN,
+  };
+}
+
+function andFilter(options: QueryOptions, condition: Expr): QueryOptions {
+  const filter: Expr = options.filter === undefined ? condition : { kind: 'binary', operator: 'and', left: condition, right: options.filter, span: NO_SPAN };
+  return { ...options, filter };
+}
+
 /**
  * The companies list shows only companies the caller has a grant in (an `id in (...)` condition AND-ed to
  * the client's $filter); one company addressed by key must be granted.
@@ -37,15 +54,25 @@ function restrictCompanies(svc: ServiceContext, bound: ResourcePathBinding, opti
     if (!principal.companies.has(String(root.key))) throw new CompanyAccessDeniedError(findCompany(svc, String(root.key))?.name ?? String(root.key));
     return options;
   }
-  const granted: Expr = {
-    kind: 'binary',
-    operator: 'in',
-    left: { kind: 'member', root: { kind: 'it' }, segments: [{ kind: 'name', name: svc.model.company.key.name, span: NO_SPAN }], span: NO_SPAN },
-    right: { kind: 'list', items: [...principal.companies].map((id) => ({ kind: 'literal', literal: { kind: 'guid', value: id }, span: NO_SPAN })), span: NO_SPAN },
-    span: NO_SPAN,
-  };
-  const filter: Expr = options.filter === undefined ? granted : { kind: 'binary', operator: 'and', left: granted, right: options.filter, span: NO_SPAN };
-  return { ...options, filter };
+  return andFilter(options, guidIn(svc.model.company.key.name, [...principal.companies]));
+}
+
+/**
+ * A row-scoped type (model `rowScope`) shows only rows of companies in which the caller holds the type's
+ * permission set or SUPER: a collection gets `<companyProperty> in (...)` AND-ed to the client's $filter;
+ * a row addressed by key in another company is answered like a missing one (404), so ids do not leak.
+ * No navigation leads into such a type (the model checks), so the root step is the only one to restrict.
+ */
+function restrictRowScope(svc: ServiceContext, bound: ResourcePathBinding, options: QueryOptions, principal: Principal): QueryOptions {
+  const root = bound.steps[0];
+  const scope = root?.type.rowScope;
+  if (root === undefined || scope === undefined) return options;
+  const companies = rowScopeCompanies(principal, scope);
+  if (companies.length === 0) return options; // authorize() answers 403
+  if (root.keyConditions === undefined) return andFilter(options, guidIn(scope.companyProperty.name, companies));
+  const row = readRow(svc, root.type, undefined, root.keyConditions);
+  if (row !== undefined && !companies.includes(String(row[scope.companyProperty.name]))) throw recordNotFound(root.type, root.keyConditions);
+  return options;
 }
 
 async function handleUnsafe(svc: ServiceContext, req: ODataRequest): Promise<ODataResponse> {
@@ -61,7 +88,7 @@ async function handleUnsafe(svc: ServiceContext, req: ODataRequest): Promise<ODa
   }
   if (principal === undefined) throw new Error('resource request without a principal');
   const company = resolveCompany(svc, bound.company, principal, parsed.custom.get('company'));
-  const options = restrictCompanies(svc, bound, parsed, principal);
+  const options = restrictRowScope(svc, bound, restrictCompanies(svc, bound, parsed, principal), principal);
   authorize(principal, company?.id, bound, options, method);
   const companySet = svc.model.company.entitySet;
   return await dispatch({

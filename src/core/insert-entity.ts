@@ -12,6 +12,7 @@ import type { DbRow } from '../db/database.js';
 import { applyDefaults } from './apply-defaults.js';
 import { checkReferences, checkRequired, checkUnique, type RowValues } from './write-checks.js';
 import { readRow } from './resolve-path.js';
+import { assignRowSecret } from './row-secret.js';
 import type { ServiceContext } from './service-context.js';
 
 /** Who writes and when. */
@@ -26,9 +27,10 @@ export function stampRow(svc: ServiceContext, type: EntityType, row: RowValues, 
   row.set(HIDDEN_COLUMNS.version, svc.nextVersion());
 }
 
-/** Fills defaults, stamps the row and runs the model's checks (the part of an insert before hooks see the row). */
+/** Fills defaults (and the row secret), stamps the row and runs the model's checks (the part of an insert before hooks see the row). */
 export function prepareInsert(svc: ServiceContext, type: EntityType, companyId: string | undefined, row: RowValues, stamp: WriteStamp): void {
   applyDefaults(svc, type, row, { userId: stamp.userId, now: stamp.now, companyId });
+  assignRowSecret(type, row);
   stampRow(svc, type, row, stamp.now);
   checkRequired(type, row);
   const changed = new Set(row.keys());

@@ -1,7 +1,7 @@
 /**
  * Walks a bound resource path against the database: every step before the last must exist (404
  * otherwise), and the last step becomes the conditions that select its rows (key and/or the join
- * from the previous row). Reads only; callers run it inside their transaction when they write.
+ * from the previous row; a key predicate by key or by alternate key). Reads only; callers run it inside their transaction when they write.
  */
 import { compile } from '../sql/compile.js';
 import { sqliteDialect } from '../sql/sqlite-dialect.js';
@@ -42,7 +42,7 @@ function conditionsFor(step: PathStep, parentRow: DbRow | undefined): { conditio
       conditions.push({ property: j.targetProperty, value: v ?? null });
     }
   }
-  if (step.key !== undefined) conditions.push({ property: step.type.key.name, value: step.key });
+  for (const c of step.keyConditions ?? []) conditions.push({ property: c.property, value: c.value });
   return { conditions, reachable };
 }
 

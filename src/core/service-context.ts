@@ -10,6 +10,8 @@ import type { HookRegistry } from '../hooks/registry.js';
 import type { Authenticator } from '../auth/authenticator.js';
 import type { UserStore } from '../auth/user-store.js';
 import type { TokenStore } from '../auth/token-store.js';
+import type { OutboundHttp } from '../events/outbound.js';
+import type { OutboxSignal } from '../events/outbox-signal.js';
 
 /** Long-lived service state shared by all requests. */
 export interface ServiceContext {
@@ -31,4 +33,10 @@ export interface ServiceContext {
   readonly tokens: TokenStore;
   /** The service document and $metadata need no token. */
   readonly publicMetadata: boolean;
+  /** Outbound HTTP for hooks (webhook handshakes), under the operator's webhook policy. */
+  readonly outbound: OutboundHttp;
+  /** Time limit of hook call-outs (the webhook handshake), ms. */
+  readonly callTimeoutMs: number;
+  /** Notified after every commit that wrote outbox rows (the delivery worker listens). */
+  readonly outboxSignal: OutboxSignal;
 }

@@ -1,7 +1,7 @@
 /**
- * The SQLite schema derived from the model: one STRICT table per entity type with the hidden company
- * and version columns, primary key, NOT NULL, foreign keys (containment cascades), and indexes on
- * keys, unique properties and every column a navigation joins on.
+ * The SQLite schema derived from the model: one STRICT table per entity type with the hidden company,
+ * version and (when declared) secret columns, primary key, NOT NULL, foreign keys (containment
+ * cascades), and indexes on keys, unique properties and every column a navigation joins on.
  */
 import { HIDDEN_COLUMNS, type EdmModel, type EntityType, type Property } from '../edm/model.js';
 import { sqliteDialect } from '../sql/sqlite-dialect.js';
@@ -82,6 +82,7 @@ export function columnDefs(model: EdmModel, type: EntityType): ColumnDef[] {
     }
   }
   defs.push({ name: HIDDEN_COLUMNS.version, sql: `${q(HIDDEN_COLUMNS.version)} INTEGER NOT NULL DEFAULT 0`, addable: true });
+  if (type.secret !== undefined) defs.push({ name: HIDDEN_COLUMNS.secret, sql: `${q(HIDDEN_COLUMNS.secret)} TEXT`, addable: true });
   return defs;
 }
 

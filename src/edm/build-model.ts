@@ -4,9 +4,10 @@
  * entity types directly (cycles included). The result is frozen.
  */
 import { encodeODataName } from './encode-name.js';
-import type { EntityFile, EnumFile, MetadataDocument, MetadataFiles, NavigationFile, PropertyFile } from './metadata-format.js';
+import type { EntityFile, EnumFile, EventFile, MetadataDocument, MetadataFiles, NavigationFile, PropertyFile } from './metadata-format.js';
+import { eventKey } from './model.js';
 import type {
-  BoundAction, DefaultValue, EdmModel, EntityType, EnumMember, EnumType, NavigationProperty, PrimitiveTypeName, Property, PropertyStorage, PropertyType,
+  BoundAction, BusinessEvent, DefaultValue, EdmModel, EntityType, EnumMember, EnumType, NavigationProperty, PrimitiveTypeName, Property, PropertyStorage, PropertyType,
 } from './model.js';
 
 const PRIMITIVE_TYPES: ReadonlySet<string> = new Set<PrimitiveTypeName>([
@@ -112,7 +113,10 @@ function buildEntityShell(document: MetadataDocument<EntityFile>, namespace: str
       updatable: doc.capabilities?.updatable ?? true,
       deletable: doc.capabilities?.deletable ?? true,
     },
+    alternateKeys: (doc.alternateKeys ?? []).map((names) => names.map((name) => checked(propertyByName.get(name), `alternate key ${doc.name}.${name}`))),
     ...optional('permissions', doc.permissions ? { read: doc.permissions.read, write: doc.permissions.write } : undefined),
+    ...optional('rowScope', doc.rowScope ? { companyProperty: checked(propertyByName.get(doc.rowScope.companyProperty), `row scope ${doc.name}`), permission: doc.rowScope.permission } : undefined),
+    ...optional('secret', doc.secret ? { prefix: doc.secret.prefix, bytes: doc.secret.bytes } : undefined),
     defaultOrderBy: [...(doc.defaultOrderBy ?? [])],
     ...optional('description', doc.description),
     source: document.source,
@@ -140,6 +144,22 @@ function buildNavigation(file: NavigationFile, source: EntityType, typeByName: R
     onTargetDelete: file.onTargetDelete ?? (partnerContains ? 'cascade' : 'restrict'),
     exposed: file.exposed ?? true,
     ...optional('description', file.description),
+  };
+}
+
+/** A BusinessEvent of a checked event file. */
+function buildEvent(document: MetadataDocument<EventFile>, typeByName: ReadonlyMap<string, EntityType>): BusinessEvent {
+  const { doc } = document;
+  return {
+    name: doc.name,
+    version: doc.version,
+    displayName: doc.displayName,
+    description: doc.description,
+    category: doc.category,
+    entityType: checked(typeByName.get(doc.entityType), `event entity type ${doc.entityType}`),
+    keyField: doc.keyField,
+    payload: doc.payload.map((field) => ({ name: field.name, type: field.type })),
+    source: document.source,
   };
 }
 
@@ -177,6 +197,10 @@ export function buildModel(files: MetadataFiles): EdmModel {
     }
   }
   const entityTypes = pending.map(({ type }) => type);
+  const events = files.events.map((document) => buildEvent(document, entityTypeByName));
+  const typeNamed = (name: string | undefined): EntityType | undefined => (name === undefined ? undefined : checked(entityTypeByName.get(name), `event entity type ${name}`));
+  const definition = typeNamed(service.eventDefinitionEntityType);
+  const subscription = typeNamed(service.eventSubscriptionEntityType);
   const model: EdmModel = {
     service: { namespace: service.namespace, containerName: service.containerName, serviceRoot: service.serviceRoot, ...service.limits },
     entityTypes,
@@ -187,6 +211,10 @@ export function buildModel(files: MetadataFiles): EdmModel {
     company: checked(entityTypeByName.get(service.companyEntityType), `company type ${service.companyEntityType}`),
     numberSeries: service.numberSeries.map((series) => ({ code: series.code, prefix: series.prefix, width: series.width })),
     ...(service.numberSeriesEntityType === undefined ? {} : { numberSeriesType: checked(entityTypeByName.get(service.numberSeriesEntityType), `number series type ${service.numberSeriesEntityType}`) }),
+    ...optional('app', service.app === undefined ? undefined : { ...service.app }),
+    events,
+    eventByKey: new Map(events.map((event) => [eventKey(event.name, event.version), event])),
+    ...optional('eventTypes', definition !== undefined && subscription !== undefined ? { definition, subscription } : undefined),
   };
   deepFreeze(model);
   return model;

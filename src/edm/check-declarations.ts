@@ -30,6 +30,9 @@ function checkTypeNames(index: MetadataIndex, report: Report): void {
   const service = index.files.service;
   // The container is a schema child too (CSDL §13), so it takes part in the same name space.
   const declaredIn = new Map<string, string>([[service.doc.containerName, `${service.source} (containerName)`]]);
+  // A per-row secret declares the schema term `secret` (csdl-facts.ts), which shares the name space too.
+  const withSecret = index.files.entities.find((document) => document.doc.secret !== undefined);
+  if (withSecret !== undefined) declaredIn.set('secret', `${withSecret.source} (the term of its "secret")`);
   for (const document of [...index.files.enums, ...index.files.entities]) {
     const other = declaredIn.get(document.doc.name);
     if (other !== undefined) {

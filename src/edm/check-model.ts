@@ -4,6 +4,8 @@
  */
 import { checkComputed } from './check-computed.js';
 import { checkDeclarations } from './check-declarations.js';
+import { checkEntityOptions } from './check-entity-options.js';
+import { checkEvents } from './check-events.js';
 import { checkNavigations } from './check-navigations.js';
 import { checkProperties } from './check-properties.js';
 import type { MetadataFiles } from './metadata-format.js';
@@ -22,9 +24,11 @@ export function checkModel(files: MetadataFiles): ModelProblem[] {
     checkProperties(index, document, report);
     checkNavigations(index, document, report);
     checkComputed(index, document, report);
+    checkEntityOptions(index, document, report);
   }
+  checkEvents(index, report);
   // Stable order by file, so the message reads file by file whatever check found what.
-  const fileOrder = [files.service.file, ...files.enums.map((d) => d.file), ...files.entities.map((d) => d.file)];
+  const fileOrder = [files.service.file, ...files.enums.map((d) => d.file), ...files.entities.map((d) => d.file), ...files.events.map((d) => d.file)];
   return problems
     .map((problem, position) => ({ problem, position }))
     .sort((a, b) => fileOrder.indexOf(a.problem.file) - fileOrder.indexOf(b.problem.file) || a.position - b.position)

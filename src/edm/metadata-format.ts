@@ -3,7 +3,7 @@
  * They differ from the runtime model (model.ts) in that names are unresolved strings and most
  * members are optional with defaults; build-model.ts turns them into the model.
  */
-import type { ComputedValue, DefaultValue, NumberSeriesDefinition, PermissionSets, Writability } from './model.js';
+import type { ComputedValue, DefaultValue, EventPayloadType, NumberSeriesDefinition, PermissionSets, RowSecret, Writability } from './model.js';
 
 /** `metadata/service.json`. */
 export interface ServiceFile {
@@ -20,6 +20,22 @@ export interface ServiceFile {
     readonly maxTop: number;
   };
   readonly numberSeries: readonly NumberSeriesDefinition[];
+  /** The identity business events are published under. */
+  readonly app?: { readonly id: string; readonly name: string; readonly publisher: string; readonly version: string };
+  readonly eventDefinitionEntityType?: string;
+  readonly eventSubscriptionEntityType?: string;
+}
+
+/** `metadata/events/<name>.json`: a business event and its payload fields. */
+export interface EventFile {
+  readonly name: string;
+  readonly version: string;
+  readonly displayName: string;
+  readonly description: string;
+  readonly category: string;
+  readonly entityType: string;
+  readonly keyField: string;
+  readonly payload: readonly { readonly name: string; readonly type: EventPayloadType }[];
 }
 
 /** `metadata/enums/<name>.json`: member values are the positions of the business names. */
@@ -87,6 +103,9 @@ export interface EntityFile {
   readonly properties: readonly PropertyFile[];
   readonly navigationProperties?: readonly NavigationFile[];
   readonly actions?: readonly ActionFile[];
+  readonly alternateKeys?: readonly (readonly string[])[];
+  readonly rowScope?: { readonly companyProperty: string; readonly permission: string };
+  readonly secret?: RowSecret;
 }
 
 /** A parsed, schema-valid metadata document and where it came from. */
@@ -103,4 +122,6 @@ export interface MetadataFiles {
   readonly service: MetadataDocument<ServiceFile>;
   readonly enums: readonly MetadataDocument<EnumFile>[];
   readonly entities: readonly MetadataDocument<EntityFile>[];
+  /** Business events, sorted by file name. */
+  readonly events: readonly MetadataDocument<EventFile>[];
 }

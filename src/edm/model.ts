@@ -164,6 +164,24 @@ export interface PermissionSets {
   readonly write: string;
 }
 
+/**
+ * Rows of a global type that each belong to a company (named by `companyProperty`): a caller reads,
+ * creates and deletes only rows of companies where it holds `permission` (or SUPER).
+ */
+export interface RowScope {
+  readonly companyProperty: Property;
+  readonly permission: string;
+}
+
+/**
+ * A random secret per row, kept in the hidden column `HIDDEN_COLUMNS.secret`: `prefix` + base64 of
+ * `bytes` random bytes, returned once in the response to the POST that creates the row.
+ */
+export interface RowSecret {
+  readonly prefix: string;
+  readonly bytes: number;
+}
+
 /** An entity type together with its entity set (the model has exactly one set per type). */
 export interface EntityType {
   readonly name: string;
@@ -178,6 +196,8 @@ export interface EntityType {
   readonly unscoped: boolean;
   /** The single key property (CSDL §8.2); the framework supports single-property keys only. */
   readonly key: Property;
+  /** Alternate keys (Core.AlternateKeys): property lists that also identify one entity in a key predicate. */
+  readonly alternateKeys: readonly (readonly Property[])[];
   /** All structural properties, in declaration order (key first). */
   readonly properties: readonly Property[];
   readonly propertyByName: ReadonlyMap<string, Property>;
@@ -187,6 +207,10 @@ export interface EntityType {
   readonly actionByQualifiedName: ReadonlyMap<string, BoundAction>;
   readonly capabilities: Capabilities;
   readonly permissions?: PermissionSets;
+  /** Per-row company scoping of a global type (see RowScope). */
+  readonly rowScope?: RowScope;
+  /** A per-row secret (see RowSecret). */
+  readonly secret?: RowSecret;
   /** Default sort when a request gives no $orderby (the key is always appended). */
   readonly defaultOrderBy: readonly string[];
   readonly description?: string;
@@ -221,6 +245,52 @@ export interface NumberSeriesDefinition {
   readonly width: number;
 }
 
+/** Payload field types of business events (Business Central's names, as the event definitions publish them). */
+export type EventPayloadType = 'Guid' | 'Text' | 'Code' | 'Integer' | 'BigInteger' | 'Decimal' | 'Boolean' | 'Date' | 'DateTime';
+
+/** One payload field of a business event. */
+export interface EventPayloadField {
+  readonly name: string;
+  readonly type: EventPayloadType;
+}
+
+/** An external business event (service-interface.md, Events), declared in `metadata/events/`. */
+export interface BusinessEvent {
+  readonly name: string;
+  readonly version: string;
+  readonly displayName: string;
+  readonly description: string;
+  /** As declared, without the publisher prefix. */
+  readonly category: string;
+  /** The company-scoped type the event is about. */
+  readonly entityType: EntityType;
+  /** The payload field holding that entity's key (notifications add the entity's URL beside it). */
+  readonly keyField: string;
+  readonly payload: readonly EventPayloadField[];
+  readonly source: string;
+}
+
+/** The identity business events are published under (`metadata/service.json` app). */
+export interface AppIdentity {
+  readonly id: string;
+  readonly name: string;
+  readonly publisher: string;
+  readonly version: string;
+}
+
+/** Where business events are published and subscribed to; present when service.json names both types. */
+export interface EventEntityTypes {
+  /** Read-only definitions, one row per declared event (filled at start-up). */
+  readonly definition: EntityType;
+  /** Webhook subscriptions. */
+  readonly subscription: EntityType;
+}
+
+/** The lookup key of a business event: `<name>@<version>`. */
+export function eventKey(name: string, version: string): string {
+  return `${name}@${version}`;
+}
+
 /** The whole model. */
 export interface EdmModel {
   readonly service: ServiceSettings;
@@ -234,6 +304,13 @@ export interface EdmModel {
   readonly numberSeries: readonly NumberSeriesDefinition[];
   /** The entity type that stores number-series counters (code, prefix, width, lastNumber), if configured. */
   readonly numberSeriesType?: EntityType;
+  /** The identity business events are published under; required when events are declared. */
+  readonly app?: AppIdentity;
+  /** Declared business events, in file order. */
+  readonly events: readonly BusinessEvent[];
+  /** Events by `eventKey(name, version)`. */
+  readonly eventByKey: ReadonlyMap<string, BusinessEvent>;
+  readonly eventTypes?: EventEntityTypes;
 }
 
 /** Columns the framework adds to tables; never part of the model, never accepted from a payload. */
@@ -242,4 +319,6 @@ export const HIDDEN_COLUMNS = {
   company: '_companyId',
   /** Row version, changed on every write; the ETag is derived from it. */
   version: '_version',
+  /** The per-row secret of a type that declares one (never part of a read). */
+  secret: '_secret',
 } as const;

@@ -1,5 +1,5 @@
 /**
- * Reads the metadata folder (service.json, enums/*.json, entities/*.json), parses each file and
+ * Reads the metadata folder (service.json, enums/*.json, entities/*.json, events/*.json), parses each file and
  * validates it against its JSON schema from the repository's `schemas/` folder. Every problem of
  * every file is collected; cross-file checks (check-model.ts) only run on a fully valid set.
  */
@@ -7,15 +7,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Ajv, type ValidateFunction } from 'ajv';
-import type { EntityFile, EnumFile, MetadataDocument, MetadataFiles, ServiceFile } from './metadata-format.js';
+import type { EntityFile, EnumFile, EventFile, MetadataDocument, MetadataFiles, ServiceFile } from './metadata-format.js';
 import { ModelError, type ModelProblem } from './model-error.js';
 import { schemaProblems, syntaxProblem } from './schema-problems.js';
 
-/** The three validators, compiled once per schemas folder (compiling costs more than loading a model). */
+/** The validators, compiled once per schemas folder (compiling costs more than loading a model). */
 interface Validators {
   readonly service: ValidateFunction<ServiceFile>;
   readonly enum: ValidateFunction<EnumFile>;
   readonly entity: ValidateFunction<EntityFile>;
+  readonly event: ValidateFunction<EventFile>;
 }
 
 const validatorCache = new Map<string, Validators>();
@@ -53,6 +54,7 @@ function validatorsFor(schemasDir: string): Validators {
     service: ajv.compile<ServiceFile>(schema('service')),
     enum: ajv.compile<EnumFile>(schema('enum')),
     entity: ajv.compile<EntityFile>(schema('entity')),
+    event: ajv.compile<EventFile>(schema('event')),
   };
   validatorCache.set(schemasDir, validators);
   return validators;
@@ -124,7 +126,7 @@ function jsonFiles(dir: string): string[] {
   return fs.readdirSync(dir).filter((name) => name.endsWith('.json')).sort().map((name) => path.join(dir, name));
 }
 
-/** Reads every metadata file of `dir`; returns the documents when all are valid, else throws ModelError with all problems. */
+/** Reads every metadata file of `dir` (events/ is optional); returns the documents when all are valid, else throws ModelError with all problems. */
 export function readMetadataFiles(dir: string): MetadataFiles {
   const metadataDir = path.resolve(dir);
   if (!fs.existsSync(metadataDir) || !fs.statSync(metadataDir).isDirectory()) {
@@ -137,10 +139,12 @@ export function readMetadataFiles(dir: string): MetadataFiles {
   const service = readDocument(path.join(metadataDir, 'service.json'), root, validators.service, problems);
   const enums = jsonFiles(path.join(metadataDir, 'enums')).map((file) => readDocument(file, root, validators.enum, problems));
   const entities = jsonFiles(path.join(metadataDir, 'entities')).map((file) => readDocument(file, root, validators.entity, problems));
+  const events = jsonFiles(path.join(metadataDir, 'events')).map((file) => readDocument(file, root, validators.event, problems));
   if (problems.length > 0 || service === undefined) throw new ModelError(problems);
   return {
     service,
     enums: enums.filter((document) => document !== undefined),
     entities: entities.filter((document) => document !== undefined),
+    events: events.filter((document) => document !== undefined),
   };
 }

@@ -1,7 +1,8 @@
 /**
  * The rule-author API (anchors §2.4–2.5): one `EntityHooks` object per entity type, listed in
  * `src/rules/index.ts`. Four phases, a closed set checked at start-up by `registry.ts`:
- * - `beforeWrite`: async, outside the transaction; may normalise `changes`, call out, refuse;
+ * - `beforeWrite`: async, outside the transaction; may normalise `changes`, call out (through
+ *   `ctx.services.outbound`), refuse;
  * - `validateWrite`: SYNCHRONOUS, inside the write transaction; reads the database, refuses by throwing
  *   `BusinessRuleError`, writes more rows through `ctx.tx` and raises events with `ctx.emit`;
  * - `afterCommit`: async, after COMMIT; cannot undo the write, its failures are only logged;
@@ -12,6 +13,8 @@
  */
 import type { Principal } from '../core/request.js';
 import type { StoredValue } from '../edm/values.js';
+import type { EdmModel } from '../edm/model.js';
+import type { OutboundHttp } from '../events/outbound.js';
 
 /** An entity row in stored form (stored and computed properties; media fields only when being written). */
 export type Row = Readonly<Record<string, unknown>>;
@@ -34,8 +37,18 @@ export interface HookContext {
   readonly companyId: string | undefined;
 }
 
+/** What the framework lends to hooks that consult the model or call out. */
+export interface HookServices {
+  readonly model: EdmModel;
+  /** Outbound HTTP under the operator's policy: public targets only unless allowed, time limits, no redirects. */
+  readonly outbound: OutboundHttp;
+  /** Time limit of a call-out the client waits for (the webhook validation handshake), ms. */
+  readonly callTimeoutMs: number;
+}
+
 /** The context of `beforeWrite` (async, no transaction open). */
 export interface BeforeWriteContext extends HookContext {
+  readonly services: HookServices;
   readonly op: WriteOp;
   /** Key named by the URL's last segment; undefined for create and for single-valued navigations. */
   readonly key: string | undefined;
@@ -69,7 +82,11 @@ export interface TxWriter {
 export interface TxContext extends HookContext {
   readonly db: TxReader;
   readonly tx: TxWriter;
-  /** Records a business event; it is written to the outbox in this transaction, delivered after commit. */
+  /**
+   * Records a business event; it is written to the outbox in this transaction, delivered after commit.
+   * The event (name and version, default '1.0') must be declared in metadata/events with exactly these
+   * payload fields, else HookContractError.
+   */
   emit(eventName: string, payload: Row, eventVersion?: string): void;
 }
 

@@ -13,6 +13,7 @@ import type { RowValues } from '../core/write-checks.js';
 import { prepareInsert, writeInsert } from '../core/insert-entity.js';
 import { checkUpdate, mergeChanges, writeDelete, writeUpdate } from '../core/update-entity.js';
 import { enqueue, type OutboxEvent } from '../events/outbox.js';
+import { checkEmitted } from '../events/emit-check.js';
 import { runAction, runAfterCommit, runValidateWrite, type CommittedWrite } from './run-hooks.js';
 import { rowOf, txReader, txWriter } from './tx-access.js';
 import type { ActionHandler, AfterCommitContext, HookContext, Row, TxContext, ValidateWriteContext } from './types.js';
@@ -91,7 +92,9 @@ export class WriteSession {
       db: txReader(this.svc, this.identity.companyId),
       tx: txWriter(this),
       emit: (eventName, payload, eventVersion = '1.0') => {
-        this.events.push({ companyId: this.identity.companyId, eventName, eventVersion, payload: { ...payload }, createdAt: this.identity.now });
+        checkEmitted(this.svc.model, type.name, eventName, eventVersion, payload);
+        const { companyId, principal, now } = this.identity;
+        this.events.push({ companyId, eventName, eventVersion, payload: { ...payload }, userId: principal.userId, createdAt: now });
       },
     };
   }
@@ -119,7 +122,8 @@ export class WriteSession {
 
 /**
  * Runs `body` in one synchronous transaction with a write session, writes the emitted events to the
- * outbox before COMMIT, then runs the afterCommit hooks (their failures are logged, not returned).
+ * outbox before COMMIT, then signals the delivery worker (when events or webhook subscriptions were
+ * written) and runs the afterCommit hooks (their failures are logged, not returned).
  */
 export async function inWriteTransaction<T>(svc: ServiceContext, identity: WriteIdentity, body: (session: WriteSession) => T): Promise<T> {
   const session = new WriteSession(svc, identity);
@@ -128,6 +132,9 @@ export async function inWriteTransaction<T>(svc: ServiceContext, identity: Write
     for (const event of session.events) enqueue(svc.db, event);
     return value;
   });
+  if (session.events.length > 0) svc.outboxSignal.notify('events');
+  const subscriptions = svc.model.eventTypes?.subscription.name;
+  if (session.committed.some((w) => w.ctx.entityType === subscriptions)) svc.outboxSignal.notify('subscriptions');
   await runAfterCommit(session.committed, svc.log);
   return result;
 }

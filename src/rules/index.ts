@@ -8,6 +8,7 @@ import { engChangeNotice } from './engChangeNotice.js';
 import { engChangeOrder } from './engChangeOrder.js';
 import { engChangeOrderTask } from './engChangeOrderTask.js';
 import { engChangeOrderTaskPredecessor } from './engChangeOrderTaskPredecessor.js';
+import { externalEventSubscription } from './externalEventSubscription.js';
 
 /** Every hook module of the service. */
-export const businessRules: readonly EntityHooks[] = [engChangeNotice, engChangeOrder, engChangeOrderTask, engChangeOrderTaskPredecessor];
+export const businessRules: readonly EntityHooks[] = [engChangeNotice, engChangeOrder, engChangeOrderTask, engChangeOrderTaskPredecessor, externalEventSubscription];

@@ -18,11 +18,19 @@ export type CoreAnnotation =
   | { readonly term: 'Computed' | 'Immutable'; readonly kind: 'bool'; readonly value: true }
   | { readonly term: 'Permissions'; readonly kind: 'enum'; readonly enumType: 'Permission'; readonly member: 'Read' }
   | { readonly term: 'AcceptableMediaTypes'; readonly kind: 'strings'; readonly value: readonly string[] }
-  | { readonly term: 'Description'; readonly kind: 'string'; readonly value: string };
+  | { readonly term: 'Description'; readonly kind: 'string'; readonly value: string }
+  /** Core.AlternateKeys: a collection of Core.AlternateKey records, each a Key collection of Core.PropertyRef {Name}. */
+  | { readonly term: 'AlternateKeys'; readonly kind: 'alternateKeys'; readonly keys: readonly (readonly string[])[] };
 
 /** A Core.Description annotation when there is a description. */
 export function descriptionAnnotations(description: string | undefined): CoreAnnotation[] {
   return description === undefined ? [] : [{ term: 'Description', kind: 'string', value: description }];
+}
+
+/** The Core annotations of an entity type: its alternate keys (OData Core vocabulary, AlternateKeys) and description. */
+export function entityTypeAnnotations(type: EntityType): CoreAnnotation[] {
+  const alternate: CoreAnnotation[] = type.alternateKeys.length === 0 ? [] : [{ term: 'AlternateKeys', kind: 'alternateKeys', keys: type.alternateKeys.map((key) => key.map((p) => p.name)) }];
+  return [...alternate, ...descriptionAnnotations(type.description)];
 }
 
 /**
@@ -118,4 +126,21 @@ export interface CsdlAction {
 /** Every bound action, in model order (types, then their actions); overloads keep their order. */
 export function csdlActions(model: EdmModel): CsdlAction[] {
   return model.entityTypes.flatMap((type) => type.actions.map((action) => ({ action, bindingType: type })));
+}
+
+/** A term the schema declares for its own instance annotations (CSDL §14.1). */
+export interface CsdlTerm {
+  readonly name: string;
+  readonly type: string;
+  readonly appliesTo: string;
+  readonly description: string;
+}
+
+/**
+ * The schema's own terms: `secret`, when a type has a per-row secret (its instance annotation on the
+ * POST response is then declared rather than an unknown name).
+ */
+export function csdlTerms(model: EdmModel): CsdlTerm[] {
+  if (!model.entityTypes.some((type) => type.secret !== undefined)) return [];
+  return [{ name: 'secret', type: 'Edm.String', appliesTo: 'EntityType', description: 'Instance annotation of the response to the POST that creates an entity with a secret (e.g. a webhook signing secret); shown only then, never readable afterwards.' }];
 }

@@ -7,7 +7,7 @@
 import type { EdmModel, EntityType, EnumType, Property } from '../edm/model.js';
 import { assertNever } from '../util/assert-never.js';
 import {
-  CORE_VOCABULARY, csdlActions, csdlNavigations, descriptionAnnotations, navigationBindings, propertyAnnotations, propertyTypeName,
+  CORE_VOCABULARY, csdlActions, csdlNavigations, csdlTerms, descriptionAnnotations, entityTypeAnnotations, navigationBindings, propertyAnnotations, propertyTypeName,
   type CoreAnnotation, type CsdlNavigation,
 } from './csdl-facts.js';
 
@@ -30,6 +30,10 @@ function annotations(entries: readonly CoreAnnotation[]): JsonObject {
       case 'enum':
         // An enumeration value is written as the member name (CSDL JSON §14.4.5).
         out[member] = entry.member;
+        break;
+      case 'alternateKeys':
+        // Records of the term's declared type need no @type; a path value is {"$PropertyPath": ...} (CSDL JSON §14.4.1.13).
+        out[member] = entry.keys.map((key) => ({ Key: key.map((name) => ({ Name: { $PropertyPath: name } })) }));
         break;
       default:
         assertNever(entry, 'annotation kind');
@@ -76,7 +80,7 @@ function entityType(model: EdmModel, type: EntityType): JsonObject {
   const members: Record<string, Json> = {};
   for (const entry of type.properties) members[entry.name] = property(type, entry);
   for (const entry of csdlNavigations(model, type)) members[entry.name] = navigationProperty(entry);
-  return { $Kind: 'EntityType', $Key: [type.key.name], ...members, ...annotations(descriptionAnnotations(type.description)) };
+  return { $Kind: 'EntityType', $Key: [type.key.name], ...members, ...annotations(entityTypeAnnotations(type)) };
 }
 
 /** Bound actions grouped by name into overload arrays, in order of first appearance. */
@@ -116,6 +120,9 @@ export function toCsdlJson(model: EdmModel): object {
   for (const type of model.enumTypes) schema[type.name] = enumType(type);
   for (const type of model.entityTypes) schema[type.name] = entityType(model, type);
   Object.assign(schema, actions(model));
+  for (const entry of csdlTerms(model)) {
+    schema[entry.name] = { $Kind: 'Term', $Type: entry.type, $AppliesTo: [entry.appliesTo], ...annotations(descriptionAnnotations(entry.description)) };
+  }
   schema[model.service.containerName] = entityContainer(model);
   return {
     $Version: '4.0',

@@ -7,8 +7,8 @@ import { XMLBuilder } from 'fast-xml-parser';
 import type { EdmModel, EntityType, EnumType, Property } from '../edm/model.js';
 import { assertNever } from '../util/assert-never.js';
 import {
-  CORE_VOCABULARY, csdlActions, csdlNavigations, descriptionAnnotations, navigationBindings, propertyAnnotations, propertyTypeName,
-  type CoreAnnotation, type CsdlAction, type CsdlNavigation,
+  CORE_VOCABULARY, csdlActions, csdlNavigations, csdlTerms, descriptionAnnotations, entityTypeAnnotations, navigationBindings, propertyAnnotations, propertyTypeName,
+  type CoreAnnotation, type CsdlAction, type CsdlNavigation, type CsdlTerm,
 } from './csdl-facts.js';
 
 /** An element for XMLBuilder: `@_`-prefixed keys are attributes, other keys child elements. */
@@ -36,6 +36,19 @@ function annotation(entry: CoreAnnotation): XmlElement {
       return { '@_Term': term, '@_String': entry.value };
     case 'strings':
       return { '@_Term': term, Collection: { String: entry.value } };
+    case 'alternateKeys':
+      return {
+        '@_Term': term,
+        Collection: {
+          Record: entry.keys.map((key) => ({
+            '@_Type': `${CORE_VOCABULARY.alias}.AlternateKey`,
+            PropertyValue: {
+              '@_Property': 'Key',
+              Collection: { Record: key.map((name) => ({ '@_Type': `${CORE_VOCABULARY.alias}.PropertyRef`, PropertyValue: { '@_Property': 'Name', '@_PropertyPath': name } })) },
+            },
+          })),
+        },
+      };
     default:
       return assertNever(entry, 'annotation kind');
   }
@@ -83,7 +96,7 @@ function entityType(model: EdmModel, type: EntityType): XmlElement {
     Key: { PropertyRef: { '@_Name': type.key.name } },
     ...children('Property', type.properties.map((entry) => property(type, entry))),
     ...children('NavigationProperty', csdlNavigations(model, type).map(navigationProperty)),
-    ...children('Annotation', descriptionAnnotations(type.description).map(annotation)),
+    ...children('Annotation', entityTypeAnnotations(type).map(annotation)),
   };
 }
 
@@ -97,6 +110,16 @@ function action(entry: CsdlAction): XmlElement {
     // The action answers with the entity it created, never null.
     ...(returnType === undefined ? {} : { ReturnType: { '@_Type': returnType.qualifiedName, '@_Nullable': 'false' } }),
     ...children('Annotation', descriptionAnnotations(entry.action.description).map(annotation)),
+  };
+}
+
+/** A `Term` (CSDL XML §14.1). */
+function term(entry: CsdlTerm): XmlElement {
+  return {
+    '@_Name': entry.name,
+    '@_Type': entry.type,
+    '@_AppliesTo': entry.appliesTo,
+    ...children('Annotation', descriptionAnnotations(entry.description).map(annotation)),
   };
 }
 
@@ -139,6 +162,7 @@ export function toCsdlXml(model: EdmModel): string {
           ...children('EnumType', model.enumTypes.map(enumType)),
           ...children('EntityType', model.entityTypes.map((type) => entityType(model, type))),
           ...children('Action', csdlActions(model).map(action)),
+          ...children('Term', csdlTerms(model).map(term)),
           EntityContainer: entityContainer(model),
         },
       },

@@ -1,13 +1,14 @@
 /**
  * Resolves a parsed resource path against the model (OData URL Conventions §4): entity sets, key
- * predicates (typed to the key property), navigations, `$count`, bound actions and media properties.
- * Pure; errors are 404 for unknown resources and 400 for malformed keys.
+ * predicates (typed to the key property, or to the properties of an alternate key), navigations,
+ * `$count`, bound actions and media properties. Pure; errors are 404 for unknown resources and 400 for
+ * malformed keys.
  */
 import type { EdmModel, EntityType, NavigationProperty } from '../edm/model.js';
 import { literalToStored, type StoredValue } from '../edm/values.js';
 import { NotFoundError, UriSemanticError, UriSyntaxError, NotImplementedError } from '../errors/odata-error.js';
 import type { KeyPredicate, PathSegment, ResourcePath } from './ast.js';
-import type { BoundPath, CompanyRef, PathStep, PathTarget } from './bound-path.js';
+import type { BoundPath, CompanyRef, KeyCondition, PathStep, PathTarget } from './bound-path.js';
 
 /** Binds a parsed path to the model. */
 export function bindPath(model: EdmModel, path: ResourcePath): BoundPath {
@@ -102,7 +103,43 @@ export function bindPath(model: EdmModel, path: ResourcePath): BoundPath {
 
 function stepFor(type: EntityType, nav: NavigationProperty | undefined, key: KeyPredicate | undefined): PathStep {
   if (key === undefined) return { type, nav, single: nav !== undefined && !nav.collection };
-  return { type, nav, key: keyValue(type, key), single: true };
+  const alternate = alternateKeyOf(type, key);
+  if (alternate !== undefined) return { type, nav, keyConditions: alternate, single: true };
+  const value = keyValue(type, key);
+  return { type, nav, key: value, keyConditions: [{ property: type.key.name, value }], single: true };
+}
+
+/** The 400 of a key literal that does not fit its property; `hint` says how the key is written. */
+function invalidKey(type: EntityType, key: KeyPredicate, why: string, hint = `A key is written as a bare GUID, e.g. ${type.entitySet}(2f0c0a6e-1b2c-4d5e-8f90-0123456789ab).`): UriSyntaxError {
+  return new UriSyntaxError(`Invalid key for '${type.entitySet}': ${why} ${hint}`, 'path', key.span.start);
+}
+
+/**
+ * The conditions of a named key predicate whose names are exactly those of one of the type's alternate
+ * keys, in any order (Core.AlternateKeys; URL Conventions 4.01 §4.3.1); undefined for any other predicate.
+ */
+function alternateKeyOf(type: EntityType, key: KeyPredicate): KeyCondition[] | undefined {
+  if (key.kind !== 'named' || type.alternateKeys.length === 0) return undefined;
+  const names = key.pairs.map((pair) => pair.name);
+  const alternate = type.alternateKeys.find((props) => props.length === names.length && props.every((p) => names.includes(p.name)));
+  if (alternate === undefined) return undefined;
+  return alternate.map((property) => {
+    const pair = key.pairs.find((candidate) => candidate.name === property.name);
+    if (pair === undefined) throw new Error('alternate key pair vanished');
+    if (pair.value.kind === 'aliasRef') throw new NotImplementedError('Parameter aliases in key predicates are not supported.');
+    const r = literalToStored(pair.value, property);
+    if (!r.ok || r.value === null) {
+      const example = `${type.entitySet}(${alternate.map((p) => `${p.name}=${p.type.kind === 'primitive' && p.type.name === 'Edm.Guid' ? '<guid>' : "'<text>'"}`).join(',')})`;
+      throw invalidKey(type, key, r.ok ? `null is not a value of the key property '${property.name}'.` : r.message, `Write the alternate key as ${example}.`);
+    }
+    return { property: property.name, value: r.value };
+  });
+}
+
+/** How the keys of a type are written, for messages: `id`, and each alternate key as `(a=..,b=..)`. */
+function keyForms(type: EntityType): string {
+  const alternates = type.alternateKeys.map((props) => `${type.entitySet}(${props.map((p) => `${p.name}=<value>`).join(',')})`);
+  return [`${type.entitySet}(<${type.key.name}>)`, `${type.entitySet}(${type.key.name}=<value>)`, ...alternates].join(' or ');
 }
 
 /** The stored value of a key predicate for a type's single key (`(v)` or `(id=v)`). */
@@ -113,23 +150,14 @@ export function keyValue(type: EntityType, key: KeyPredicate): StoredValue {
   } else {
     const pair = key.pairs[0];
     if (key.pairs.length !== 1 || pair === undefined || pair.name !== type.key.name) {
-      throw new UriSyntaxError(
-        `The key of '${type.entitySet}' is '${type.key.name}'; write ${type.entitySet}(<${type.key.name}>) or ${type.entitySet}(${type.key.name}=<value>).`,
-        'path',
-        key.span.start,
-      );
+      const alternates = type.alternateKeys.length === 0 ? `The key of '${type.entitySet}' is '${type.key.name}'` : `'${type.entitySet}' is addressed by its key '${type.key.name}' or an alternate key`;
+      throw new UriSyntaxError(`${alternates}; write ${keyForms(type)}.`, 'path', key.span.start);
     }
     lit = pair.value;
   }
   if (lit.kind === 'aliasRef') throw new NotImplementedError('Parameter aliases in key predicates are not supported.');
   const r = literalToStored(lit, type.key);
-  if (!r.ok || r.value === null) {
-    throw new UriSyntaxError(
-      `Invalid key for '${type.entitySet}': ${r.ok ? 'null is not a key' : r.message} A key is written as a bare GUID, e.g. ${type.entitySet}(2f0c0a6e-1b2c-4d5e-8f90-0123456789ab).`,
-      'path',
-      key.span.start,
-    );
-  }
+  if (!r.ok || r.value === null) throw invalidKey(type, key, r.ok ? 'null is not a key' : r.message);
   return r.value;
 }
 

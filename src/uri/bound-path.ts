@@ -14,13 +14,24 @@ export type CompanyRef =
   /** A global entity set (e.g. `companies`): no company. */
   | { readonly kind: 'none' };
 
+/** One property = value condition of a key predicate (stored form). */
+export interface KeyCondition {
+  readonly property: string;
+  readonly value: StoredValue;
+}
+
 /** One step of a path: the root entity set, or a navigation from the previous step. */
 export interface PathStep {
   readonly type: EntityType;
   /** The navigation that leads here; undefined for the root entity set. */
   readonly nav?: NavigationProperty;
-  /** The key given in the URL, if any (stored form). */
+  /** The key given in the URL, if any (stored form); undefined when the entity was named by an alternate key. */
   readonly key?: StoredValue;
+  /**
+   * The conditions of the URL's key predicate, whichever key it used: `[{id = key}]` for the key, one per
+   * property for an alternate key (Core.AlternateKeys); undefined when the URL gave no key predicate.
+   */
+  readonly keyConditions?: readonly KeyCondition[];
   /** The step addresses one entity (a key was given, or the navigation is single-valued). */
   readonly single: boolean;
 }

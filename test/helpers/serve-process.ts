@@ -20,10 +20,10 @@ export interface ServeProcess {
   stop(): void;
 }
 
-/** Spawns `serve --seed demo` on a fresh database; resolves once it prints its URL and token. */
-export async function startServeProcess(extraArgs: readonly string[] = []): Promise<ServeProcess> {
+/** Spawns `serve --seed demo` on a fresh database (or on `dbFile`); resolves once it prints its URL and token. */
+export async function startServeProcess(extraArgs: readonly string[] = [], dbFile?: string): Promise<ServeProcess> {
   if (!fs.existsSync(BIN)) throw new Error(`${BIN} is missing: run 'npm run build' (npm test does it first).`);
-  const db = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ecn-serve-')), 'demo.sqlite');
+  const db = dbFile ?? path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ecn-serve-')), 'demo.sqlite');
   const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--db', db, '--seed', 'demo', '--log-level', 'silent', ...extraArgs], { stdio: ['ignore', 'pipe', 'pipe'] });
   const [url, token] = await new Promise<[string, string]>((resolve, reject) => {
     let out = '';

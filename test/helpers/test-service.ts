@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { createService, type Service } from '../../src/service.js';
-import { defaultOptions } from '../../src/config.js';
+import { DEFAULT_WEBHOOKS, defaultOptions, type WebhookOptions } from '../../src/config.js';
 import { businessRules } from '../../src/rules/index.js';
 import { seedDemoIfEmpty, seedDemoUsers } from '../../src/seed/demo.js';
 import type { JwtSettings } from '../../src/auth/jwt-verifier.js';
@@ -42,10 +42,24 @@ export interface TestService {
   close(): void;
 }
 
-/** Starts a service on an in-memory (or given) database, seeded with the demo data; `rules` replaces the service's hook modules. */
-export function startTestService(opts: { metadataDir?: string; dbFile?: string; seed?: boolean; defaultCompany?: string; rules?: readonly EntityHooks[]; jwt?: JwtSettings; authRateLimit?: { windowMs: number; max: number } } = {}): TestService {
+/**
+ * Starts a service on an in-memory (or given) database, seeded with the demo data; `rules` replaces the
+ * service's hook modules. Webhook delivery is off unless `webhooks` is given (then merged over the defaults).
+ */
+export function startTestService(
+  opts: { metadataDir?: string; dbFile?: string; seed?: boolean; defaultCompany?: string; rules?: readonly EntityHooks[]; jwt?: JwtSettings; authRateLimit?: { windowMs: number; max: number }; webhooks?: Partial<WebhookOptions> } = {},
+): TestService {
+  const webhooks: WebhookOptions = { ...DEFAULT_WEBHOOKS, deliver: false, ...opts.webhooks };
   const service = createService(
-    defaultOptions({ metadataDir: opts.metadataDir ?? REPO_METADATA, dbFile: opts.dbFile ?? ':memory:', logLevel: 'silent', ...(opts.defaultCompany ? { defaultCompany: opts.defaultCompany } : {}), ...(opts.jwt ? { jwt: opts.jwt } : {}), ...(opts.authRateLimit ? { authRateLimit: opts.authRateLimit } : {}) }),
+    defaultOptions({
+      metadataDir: opts.metadataDir ?? REPO_METADATA,
+      dbFile: opts.dbFile ?? ':memory:',
+      logLevel: 'silent',
+      webhooks,
+      ...(opts.defaultCompany ? { defaultCompany: opts.defaultCompany } : {}),
+      ...(opts.jwt ? { jwt: opts.jwt } : {}),
+      ...(opts.authRateLimit ? { authRateLimit: opts.authRateLimit } : {}),
+    }),
     opts.rules ?? businessRules,
   );
   const seeded = opts.seed === false ? undefined : seedDemoIfEmpty(service.context);

@@ -21,7 +21,16 @@ export async function beforeWrite(ctx: OperationContext, type: EntityType, op: W
   const key = last?.key === undefined || last.key === null ? undefined : String(last.key);
   const values = await runBeforeWrite(
     ctx.svc.hooks.forType(type),
-    { entityType: type.name, entitySet: type.entitySet, requestId: ctx.req.requestId, user: ctx.principal, companyId: ctx.company?.id, op, key },
+    {
+      entityType: type.name,
+      entitySet: type.entitySet,
+      requestId: ctx.req.requestId,
+      user: ctx.principal,
+      companyId: ctx.company?.id,
+      op,
+      key,
+      services: { model: ctx.svc.model, outbound: ctx.svc.outbound, callTimeoutMs: ctx.svc.callTimeoutMs },
+    },
     changes,
   );
   // A hook may add values; a name that is not a stored property is a bug in the rule, not a bad request.

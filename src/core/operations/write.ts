@@ -2,23 +2,27 @@
  * POST (create), PATCH (update) and DELETE on entity sets and navigations (OData Protocol §11.4).
  * Each write validates the body, runs the type's async `beforeWrite` hook, then one synchronous
  * transaction (resolve the path, load and check the ETag, the model's checks, `validateWrite` hooks,
- * the statement, outbox rows), then the `afterCommit` hooks, then answers. Nothing here knows an entity.
+ * the statement, outbox rows), then the `afterCommit` hooks, then answers. Row-scoped types check the
+ * body's company before any hook runs. Nothing here knows an entity.
  */
 import type { EntityType, Property } from '../../edm/model.js';
 import { jsonToStored, type StoredValue } from '../../edm/values.js';
 import type { DbRow } from '../../db/database.js';
 import { BodyValidationError, MethodNotAllowedError } from '../../errors/odata-error.js';
 import { contextPath, contextUrl } from '../../serialize/context-url.js';
-import { rowEtag } from '../../serialize/entity-json.js';
+import { entityToJson, rowEtag } from '../../serialize/entity-json.js';
 import { inWriteTransaction } from '../../hooks/write-session.js';
 import { negotiateJson } from '../format.js';
 import type { OperationContext } from '../operation-context.js';
 import type { ODataResponse } from '../request.js';
-import { createdHeaders, entityResponse, noContent } from '../responses.js';
+import { createdHeaders, entityResponse, jsonResponse, noContent } from '../responses.js';
 import { loadTarget, resolvePath } from '../resolve-path.js';
 import type { RowValues } from '../write-checks.js';
 import { checkIfMatch, preferReturn, readJsonBody } from '../request-body.js';
 import { beforeWrite, writeIdentity } from './write-hooks.js';
+import { authorizeRowCompany } from '../../auth/authorize.js';
+import { findCompany } from '../resolve-company.js';
+import { assignedRowSecret, secretAnnotation, withSecretAnnotation } from '../row-secret.js';
 
 function storedValues(values: Map<Property, unknown>): RowValues {
   const row: RowValues = new Map();
@@ -36,14 +40,30 @@ function lastType(ctx: OperationContext): EntityType {
   return type;
 }
 
-/** POST to a collection: creates an entity; 201 with it (or 204 with `Prefer: return=minimal`). */
+/** A row-scoped type (model `rowScope`): the company the body names must be one the caller may use it in. */
+function authorizeRowScope(ctx: OperationContext, type: EntityType, row: RowValues): void {
+  if (type.rowScope === undefined) return;
+  const property = type.rowScope.companyProperty.name;
+  const companyId = row.get(property);
+  if (companyId === undefined || companyId === null) {
+    throw new BodyValidationError('Application_FieldValidationException', `The field '${property}' of ${type.name} must have a value.`, property);
+  }
+  authorizeRowCompany(ctx.principal, type, String(companyId), findCompany(ctx.svc, String(companyId))?.name ?? String(companyId));
+}
+
+/**
+ * POST to a collection: creates an entity; 201 with it (or 204 with `Prefer: return=minimal`). A type
+ * with a per-row secret always answers 201 with the body: the secret annotation is shown this once.
+ */
 export async function create(ctx: OperationContext): Promise<ODataResponse> {
   const { svc } = ctx;
   const type = lastType(ctx);
   if (!type.capabilities.insertable) throw notAllowed(type, 'POST', ['GET']);
   const format = negotiateJson(ctx.options.format, ctx.req.headers['accept']);
   const given = svc.validator.validate(type, readJsonBody(ctx.req), 'create');
-  const row = await beforeWrite(ctx, type, 'create', storedValues(given));
+  const values = storedValues(given);
+  authorizeRowScope(ctx, type, values);
+  const row = await beforeWrite(ctx, type, 'create', values);
   const identity = writeIdentity(ctx);
 
   const created = await inWriteTransaction(svc, identity, (session): { row: DbRow; keys: StoredValue[] } => {
@@ -62,10 +82,13 @@ export async function create(ctx: OperationContext): Promise<ODataResponse> {
 
   const opts = { format, links: ctx.links };
   const headers = createdHeaders(type, created.row, opts);
-  if (preferReturn(ctx.req) === 'minimal') return noContent({ ...headers, ETag: rowEtag(created.row), 'Preference-Applied': 'return=minimal' });
+  const secret = assignedRowSecret(row);
+  if (preferReturn(ctx.req) === 'minimal' && secret === undefined) return noContent({ ...headers, ETag: rowEtag(created.row), 'Preference-Applied': 'return=minimal' });
   const steps = ctx.path.steps.map((s, i) => (i === ctx.path.steps.length - 1 ? { ...s, single: true } : s));
   const context = contextUrl(ctx.req.serviceRootUrl, ctx.contextPrefix, contextPath(steps, created.keys.slice(0, -1)), undefined, true);
-  return entityResponse(201, type, created.row, context, opts, headers);
+  if (secret === undefined) return entityResponse(201, type, created.row, context, opts, headers);
+  const body = withSecretAnnotation({ ...(format.metadata === 'none' ? {} : { '@odata.context': context }), ...entityToJson(type, created.row, opts) }, secretAnnotation(svc.model), secret);
+  return jsonResponse(201, body, format, { ETag: rowEtag(created.row), ...headers });
 }
 
 /** PATCH of one entity: If-Match required (428/412); 200 with the entity, or 204 with return=minimal. */

@@ -107,7 +107,7 @@ describe('CSDL XML of the repository model', () => {
     const tasks = named(container['EntitySet'], 'engChangeOrderTasks');
     expect(list(tasks['NavigationPropertyBinding'])).toContainEqual({ '@_Path': 'engChangeOrder', '@_Target': 'engChangeOrders' });
     expect(list(tasks['NavigationPropertyBinding']).map((b) => b['@_Path'])).not.toContain('predecessors');
-    expect(list(container['EntitySet'])).toHaveLength(12);
+    expect(list(container['EntitySet'])).toHaveLength(14);
   });
 
   test('gives the company type one containment navigation per company-scoped set', () => {

@@ -18,8 +18,8 @@ describe('the repository model', () => {
 
   test('has the service settings, all types, and the company root', () => {
     expect(model.service).toEqual({ namespace: 'Microsoft.NAV', containerName: 'NAV', serviceRoot: '/api/v2.0', pageSize: 20000, maxPageSize: 20000, maxBodyBytes: 4194304, maxExpandDepth: 3, maxTop: 1000000 });
-    expect(model.entityTypes).toHaveLength(12);
-    expect(model.enumTypes.map((e) => e.name)).toEqual(['bomLineType', 'ecnSourceSalesDocumentType', 'ecnSourceStatus', 'ecnSourceType', 'ecnStatus', 'ecoStatus', 'ecoTaskStatus']);
+    expect(model.entityTypes).toHaveLength(14);
+    expect(model.enumTypes.map((e) => e.name)).toEqual(['bomLineType', 'ecnSourceSalesDocumentType', 'ecnSourceStatus', 'ecnSourceType', 'ecnStatus', 'ecoStatus', 'ecoTaskStatus', 'eventSubscriptionState', 'eventSubscriptionType']);
     expect(model.company.name).toBe('company');
     expect(model.company.scope).toBe('global');
     expect(model.entityTypeBySet.get('engChangeNotices')).toBe(ecn);
@@ -90,10 +90,11 @@ describe('the repository model', () => {
     expect(model.company.capabilities).toEqual({ insertable: false, updatable: false, deletable: false });
     const action = ecn.actionByQualifiedName.get('Microsoft.NAV.createEngChangeOrder');
     expect(action?.returnType).toBe(type('engChangeOrder'));
+    const global = [model.company, model.eventTypes?.definition, model.eventTypes?.subscription];
     for (const t of model.entityTypes) {
       expect(t.key).toBe(t.properties[0]);
-      if (t !== model.company) expect(t.properties.at(-1)?.name).toBe('lastModifiedDateTime');
-      expect(t.scope).toBe(t === model.company ? 'global' : 'company');
+      if (t !== model.company && t !== model.eventTypes?.definition) expect(t.properties.at(-1)?.name).toBe('lastModifiedDateTime');
+      expect(t.scope).toBe(global.includes(t) ? 'global' : 'company');
     }
   });
 
@@ -271,6 +272,55 @@ describe('a broken model', () => {
     expect(lines).toHaveLength(2);
     expect(lines[1]).toBe(`${path.relative(process.cwd(), path.join(dir, 'entities/contact.json'))}: /properties/1/maxLenght: ${problems[1]?.message} Fix: ${problems[1]?.fix}`);
     expect(message).not.toMatch(/\bat .*\.ts:\d+/);
+  });
+
+  function editJson(dir: string, file: string, edit: (doc: Record<string, unknown>) => Record<string, unknown>): void {
+    const at = path.join(dir, file);
+    fs.writeFileSync(at, JSON.stringify(edit(JSON.parse(fs.readFileSync(at, 'utf8')) as Record<string, unknown>), null, 2));
+  }
+
+  test('alternate keys: an unknown or nullable property, and one that repeats the key', () => {
+    const dir = copyModel();
+    editEntity(dir, 'contact', (doc) => ({ ...doc, alternateKeys: [['numbr'], ['email'], ['id']] }));
+    expect(expectProblem(dir, 'entities/contact.json', '/alternateKeys/0/0').fix).toContain('"number"');
+    expect(expectProblem(dir, 'entities/contact.json', '/alternateKeys/1/0').message).toContain('non-nullable');
+    expect(expectProblem(dir, 'entities/contact.json', '/alternateKeys/2').message).toContain('repeats the key');
+  });
+
+  test('row scope: only on global types, with a GUID company property, and no navigation may lead into the type', () => {
+    const dir = copyModel();
+    editEntity(dir, 'contact', (doc) => ({ ...doc, rowScope: { companyProperty: 'number', permission: 'EVENTS' } }));
+    expect(expectProblem(dir, 'entities/contact.json', '/rowScope').message).toContain('global types only');
+    expect(expectProblem(dir, 'entities/contact.json', '/rowScope/companyProperty').message).toContain('Edm.Guid');
+    expect(expectProblem(dir, 'entities/userSetup.json', '/navigationProperties/0/target').message).toContain('contact has a row scope');
+  });
+
+  test('events: an unknown entity type, a key field that is not in the payload, a reserved field, a repeated version, a wrong file name', () => {
+    const dir = copyModel();
+    editJson(dir, 'events/EngChangeOrderTaskActivated.json', (doc) => ({ ...doc, entityType: 'engChangeOrderTsk', keyField: 'taskId', payload: [{ name: 'url', type: 'Text' }] }));
+    fs.writeFileSync(path.join(dir, 'events', 'Other.json'), fs.readFileSync(path.join(dir, 'events', 'EngChangeOrderTaskActivated.json')));
+    expect(expectProblem(dir, 'events/EngChangeOrderTaskActivated.json', '/entityType').fix).toContain('"engChangeOrderTask"');
+    expect(expectProblem(dir, 'events/EngChangeOrderTaskActivated.json', '/keyField').message).toContain('"taskId" is not a payload field');
+    expect(expectProblem(dir, 'events/EngChangeOrderTaskActivated.json', '/payload/0/name').message).toContain('reserved');
+    expect(expectProblem(dir, 'events/Other.json', '/name').fix).toContain('EngChangeOrderTaskActivated.json');
+    expect(expectProblem(dir, 'events/Other.json', '/version').message).toContain('already declared');
+  });
+
+  test('events without an app identity; an event type named in service.json that lacks a property', () => {
+    const dir = copyModel();
+    editJson(dir, 'service.json', (doc) => {
+      const { app: _app, ...rest } = doc;
+      return rest;
+    });
+    editEntity(dir, 'externalEventSubscription', (doc) => ({ ...doc, properties: doc.properties.filter((p) => p.name !== 'notificationUrl') }));
+    expect(expectProblem(dir, 'service.json', '').fix).toContain('"app"');
+    expect(expectProblem(dir, 'entities/externalEventSubscription.json', '/properties').message).toContain('"notificationUrl"');
+  });
+
+  test('an event file that breaks its schema names the member', () => {
+    const dir = copyModel();
+    editJson(dir, 'events/EngChangeOrderTaskActivated.json', (doc) => ({ ...doc, payload: [{ name: 'engChangeOrderTaskId', type: 'Uuid' }] }));
+    expect(expectProblem(dir, 'events/EngChangeOrderTaskActivated.json', '/payload/0/type').fix).toContain('Guid');
   });
 
   test('a missing metadata folder', () => {

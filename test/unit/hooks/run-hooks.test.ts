@@ -5,7 +5,8 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { HookContractError, runAction, runAfterCommit, runBeforeWrite, runValidateWrite } from '../../../src/hooks/run-hooks.js';
-import type { ActionContext, EntityHooks, HookContext, TxContext, ValidateWriteContext } from '../../../src/hooks/types.js';
+import type { ActionContext, EntityHooks, HookContext, HookServices, TxContext, ValidateWriteContext } from '../../../src/hooks/types.js';
+import { loadTestModel } from '../../fixtures/model.js';
 
 const base: HookContext = { entityType: 'engChangeOrder', entitySet: 'engChangeOrders', requestId: 'req-1', user: { userId: 'U', companies: new Set(['c1']), grants: new Map([['c1', new Set(['SUPER'])]]) }, companyId: 'c1' };
 const unused = (): never => {
@@ -13,6 +14,7 @@ const unused = (): never => {
 };
 const txBase: TxContext = { ...base, db: { get: () => undefined, find: () => [] }, tx: { create: unused, update: unused, delete: () => false }, emit: () => undefined };
 const validateCtx: ValidateWriteContext = { ...txBase, op: 'delete', before: { id: 'x' } };
+const services: HookServices = { model: loadTestModel(), outbound: { checkDestination: unused, post: unused }, callTimeoutMs: 5000 };
 
 test('validateWrite that returns a promise → HookContractError naming the module', () => {
   const hooks = { entityType: 'engChangeOrder', validateWrite: (async () => undefined) as () => void } satisfies EntityHooks;
@@ -51,9 +53,9 @@ test('beforeWrite is awaited and may change, add and remove values', async () =>
       delete ctx.changes['number'];
     },
   };
-  const out = await runBeforeWrite(hooks, { ...base, op: 'create', key: undefined }, new Map([['description', '  padded  '], ['number', 'X']]));
+  const out = await runBeforeWrite(hooks, { ...base, op: 'create', key: undefined, services }, new Map([['description', '  padded  '], ['number', 'X']]));
   expect([...out]).toEqual([['description', 'padded'], ['status', 'New']]);
-  expect([...(await runBeforeWrite(undefined, { ...base, op: 'create', key: undefined }, new Map([['a', 1]])))]).toEqual([['a', 1]]);
+  expect([...(await runBeforeWrite(undefined, { ...base, op: 'create', key: undefined, services }, new Map([['a', 1]])))]).toEqual([['a', 1]]);
 });
 
 test('afterCommit failures are logged with the correlation id and do not stop later hooks', async () => {

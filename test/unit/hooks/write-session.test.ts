@@ -129,18 +129,34 @@ test(
         entityType: 'engChangeOrder',
         validateWrite(ctx) {
           const op: WriteOp = ctx.op;
-          ctx.emit('test.written', { op }, '2.0');
+          const id = op === 'delete' ? undefined : (ctx as { after: Row }).after['id'];
+          ctx.emit('EngChangeOrderTaskActivated', { engChangeOrderTaskId: id });
           if (ctx.op === 'update' && ctx.after['description'] === 'refuse') throw new Error('refused after emit');
         },
       }),
     ],
     async (t) => {
       const eco = (await t.call('POST', '/engChangeOrders', { body: { description: 'ok' } })).json;
-      const rows = (): unknown[] => t.service.db.raw.prepare('SELECT eventName, eventVersion, payload FROM "_outbox"').all();
-      expect(rows()).toEqual([{ eventName: 'test.written', eventVersion: '2.0', payload: '{"op":"create"}' }]);
+      const rows = (): unknown[] => t.service.db.raw.prepare('SELECT eventName, eventVersion, payload, userId FROM "_outbox"').all();
+      expect(rows()).toEqual([{ eventName: 'EngChangeOrderTaskActivated', eventVersion: '1.0', payload: `{"engChangeOrderTaskId":"${eco.id}"}`, userId: 'ADMIN' }]);
       await refused(t, () => t.call('PATCH', `/engChangeOrders(${eco.id})`, { body: { description: 'refuse' }, headers: { 'If-Match': '*' } }), 500, 'Internal_ServerError', 'CorrelationId');
       expect(rows()).toHaveLength(1);
-      expect(() => enqueue(t.service.db, { companyId: undefined, eventName: 'x', eventVersion: '1.0', payload: {}, createdAt: new Date() })).toThrow('outside a transaction');
+      expect(() => enqueue(t.service.db, { companyId: undefined, eventName: 'x', eventVersion: '1.0', payload: {}, userId: 'ADMIN', createdAt: new Date() })).toThrow('outside a transaction');
     },
   ),
 );
+
+test.each([
+  ['an undeclared event', 'EngChangeOrderTaskStarted', { engChangeOrderTaskId: '2f0c0a6e-1b2c-4d5e-8f90-0123456789ab' }, '1.0', 'which metadata/events does not declare'],
+  ['an undeclared version', 'EngChangeOrderTaskActivated', { engChangeOrderTaskId: '2f0c0a6e-1b2c-4d5e-8f90-0123456789ab' }, '2.0', 'EngChangeOrderTaskActivated version 2.0'],
+  ['a missing payload field', 'EngChangeOrderTaskActivated', {}, '1.0', 'declares (engChangeOrderTaskId)'],
+  ['an extra payload field', 'EngChangeOrderTaskActivated', { engChangeOrderTaskId: '2f0c0a6e-1b2c-4d5e-8f90-0123456789ab', extra: 1 }, '1.0', 'declares (engChangeOrderTaskId)'],
+  ['a value of the wrong type', 'EngChangeOrderTaskActivated', { engChangeOrderTaskId: 42 }, '1.0', 'not a Guid'],
+])('emit of %s is a HookContractError: 500, nothing written', async (_what, name, payload, version, message) => {
+  const rule = defineHooks({ entityType: 'engChangeOrder', validateWrite: (ctx) => ctx.emit(name, payload, version) });
+  await withRules([rule], async (t) => {
+    const errors = loggedErrors(t);
+    await refused(t, () => t.call('POST', '/engChangeOrders', { body: { description: 'x' } }), 500, 'Internal_ServerError', 'CorrelationId');
+    expect(errors).toEqual([expect.stringMatching(new RegExp(`^HookContractError: .*${message.replace(/[().]/g, '\\$&')}`))]);
+  })();
+});

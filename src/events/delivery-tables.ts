@@ -1,0 +1,64 @@
+/**
+ * The hidden tables of webhook delivery (conventions §6): `_notifications`, one row per outbox event and
+ * subscriber with its body fixed at fan-out (so a retry sends the same bytes and the same webhook-id),
+ * and `_deliveryAttempts`, one row per POST with its outcome, for operators (`ecn-odata deliveries`).
+ */
+import type { Database } from '../db/database.js';
+import { sqliteDialect } from '../sql/sqlite-dialect.js';
+import { OUTBOX_TABLE } from './outbox.js';
+
+/** One notification per (event, subscription). */
+export const NOTIFICATIONS_TABLE = '_notifications';
+/** One row per delivery attempt. */
+export const ATTEMPTS_TABLE = '_deliveryAttempts';
+
+/** Delivery state of a notification. */
+export type NotificationStatus = 'Pending' | 'Sent' | 'Failed';
+
+/** What one attempt led to: delivered, to be retried, or given up. */
+export type AttemptOutcome = 'Sent' | 'Retry' | 'Failed';
+
+const q = (name: string): string => sqliteDialect.quoteIdentifier(name);
+
+/** Creates the delivery tables when missing (start-up, and the deliveries command). */
+export function createDeliveryTables(db: Database): void {
+  const n = q(NOTIFICATIONS_TABLE);
+  const a = q(ATTEMPTS_TABLE);
+  db.exec(
+    `CREATE TABLE IF NOT EXISTS ${n} (\n` +
+      `  "id" INTEGER PRIMARY KEY AUTOINCREMENT,\n` +
+      `  "outboxId" INTEGER NOT NULL REFERENCES ${q(OUTBOX_TABLE)}("id"),\n` +
+      `  "subscriptionId" TEXT NOT NULL,\n` +
+      `  "webhookId" TEXT NOT NULL UNIQUE,\n` +
+      `  "companyId" TEXT,\n` +
+      `  "eventName" TEXT NOT NULL,\n` +
+      `  "eventVersion" TEXT NOT NULL,\n` +
+      `  "notificationUrl" TEXT NOT NULL,\n` +
+      `  "body" TEXT NOT NULL CHECK (json_valid("body")),\n` +
+      `  "status" TEXT NOT NULL DEFAULT 'Pending' CHECK ("status" IN ('Pending', 'Sent', 'Failed')),\n` +
+      `  "attempts" INTEGER NOT NULL DEFAULT 0,\n` +
+      `  "nextAttemptAt" INTEGER NOT NULL,\n` +
+      `  "lastStatusCode" INTEGER,\n` +
+      `  "lastError" TEXT,\n` +
+      `  "createdAt" TEXT NOT NULL,\n` +
+      `  "completedAt" TEXT\n` +
+      `) STRICT`,
+  );
+  // One notification per event and subscriber, whatever happens to the fan-out transaction.
+  db.exec(`CREATE UNIQUE INDEX IF NOT EXISTS ${q(`${NOTIFICATIONS_TABLE}_u_outbox_subscription`)} ON ${n}("outboxId", "subscriptionId")`);
+  db.exec(`CREATE INDEX IF NOT EXISTS ${q(`${NOTIFICATIONS_TABLE}_ix_subscription_status_id`)} ON ${n}("subscriptionId", "status", "id")`);
+  db.exec(`CREATE INDEX IF NOT EXISTS ${q(`${NOTIFICATIONS_TABLE}_ix_status_id`)} ON ${n}("status", "id")`);
+  db.exec(
+    `CREATE TABLE IF NOT EXISTS ${a} (\n` +
+      `  "id" INTEGER PRIMARY KEY AUTOINCREMENT,\n` +
+      `  "notificationId" INTEGER NOT NULL REFERENCES ${n}("id") ON DELETE CASCADE,\n` +
+      `  "attempt" INTEGER NOT NULL,\n` +
+      `  "attemptedAt" TEXT NOT NULL,\n` +
+      `  "durationMs" INTEGER NOT NULL,\n` +
+      `  "statusCode" INTEGER,\n` +
+      `  "error" TEXT,\n` +
+      `  "outcome" TEXT NOT NULL CHECK ("outcome" IN ('Sent', 'Retry', 'Failed'))\n` +
+      `) STRICT`,
+  );
+  db.exec(`CREATE INDEX IF NOT EXISTS ${q(`${ATTEMPTS_TABLE}_ix_notification_attempt`)} ON ${a}("notificationId", "attempt")`);
+}

@@ -1,0 +1,199 @@
+/**
+ * Delivers business events to webhook subscribers (conventions §6), at least once and in order per
+ * subscription. A tick fans committed outbox rows out into notifications, then starts the head of each
+ * subscription's queue that is due, up to the concurrency cap; each finished attempt is recorded and
+ * kicks the next tick. Ticks run on start-up (so whatever a crash left pending is sent again), after
+ * every commit that wrote events or subscriptions (the outbox signal), when a retry falls due, and every
+ * `pollMs`. Notifications of a deleted subscription are marked Failed.
+ * Retried: network errors, timeouts, 408, 429, 5xx, with the configured backoff; Failed: other statuses
+ * (3xx included: redirects are not followed), refused targets, and the attempt after the last backoff.
+ */
+import type { Logger } from 'pino';
+import type { AttemptOutcome } from './delivery-tables.js';
+import type { DeliveryStore, QueuedNotification } from './delivery-store.js';
+import { OutboundError, type OutboundHttp } from './outbound.js';
+import type { OutboxSignal } from './outbox-signal.js';
+import { signatureHeaders } from './sign.js';
+
+/** How the worker paces itself. */
+export interface DeliverySettings {
+  /** Notifications in flight at once (each subscription has at most one). */
+  readonly concurrency: number;
+  /** Delay before retry n (1-based), ms; the attempt after the last one is final. */
+  readonly backoffMs: readonly number[];
+  /** Time limit per POST, ms. */
+  readonly timeoutMs: number;
+  /** Longest wait between ticks, ms. */
+  readonly pollMs: number;
+}
+
+/** Outbox rows fanned out per transaction (a tick with more left reschedules itself at once). */
+const FAN_OUT_BATCH = 500;
+/** How often pending notifications of deleted subscriptions are marked Failed, ms (at once after a subscription change). */
+const ORPHAN_SWEEP_MS = 30_000;
+
+/** What an answer (or its absence) means for the notification. */
+export function classify(status: number | null, error: OutboundError | null): AttemptOutcome {
+  if (error !== null) return error.kind === 'forbidden' ? 'Failed' : 'Retry';
+  if (status === null) return 'Retry';
+  if (status >= 200 && status < 300) return 'Sent';
+  if (status === 408 || status === 429 || status >= 500) return 'Retry';
+  return 'Failed';
+}
+
+/** The delivery loop of one service instance. */
+export class DeliveryWorker {
+  private stopped = true;
+  private timer: NodeJS.Timeout | undefined;
+  private timerDue = Number.POSITIVE_INFINITY;
+  private unlisten: (() => void) | undefined;
+  private lastSweep = 0;
+  private rotation = 0;
+  private readonly inFlight = new Map<string, Promise<void>>();
+  private readonly aborts = new Set<AbortController>();
+
+  constructor(
+    private readonly store: DeliveryStore,
+    private readonly outbound: OutboundHttp,
+    private readonly settings: DeliverySettings,
+    private readonly signal: OutboxSignal,
+    private readonly log: Logger,
+  ) {}
+
+  /** Starts delivering: listens for commits and runs the first tick at once. */
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.unlisten = this.signal.listen((change) => {
+      if (change === 'subscriptions') this.lastSweep = 0;
+      this.kick();
+    });
+    this.kick();
+  }
+
+  /** Asks for a tick as soon as possible. */
+  kick(): void {
+    this.schedule(0);
+  }
+
+  /** Stops: no new attempts, in-flight POSTs aborted (their notifications stay pending and are sent again later). */
+  stop(): void {
+    this.stopped = true;
+    this.unlisten?.();
+    this.unlisten = undefined;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.timerDue = Number.POSITIVE_INFINITY;
+    for (const controller of this.aborts) controller.abort();
+  }
+
+  /** Resolves when no attempt is in flight (after stop(): once the aborted ones have settled). */
+  async idle(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight.values()]);
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.stopped) return;
+    const due = Date.now() + Math.max(0, delayMs);
+    if (this.timer !== undefined && this.timerDue <= due) return;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timerDue = due;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.timerDue = Number.POSITIVE_INFINITY;
+      this.tick();
+    }, Math.max(0, delayMs));
+    // The worker never keeps a process alive on its own (the HTTP server does).
+    this.timer.unref();
+  }
+
+  private tick(): void {
+    if (this.stopped) return;
+    let next = this.settings.pollMs;
+    try {
+      const now = new Date();
+      if (now.getTime() - this.lastSweep >= ORPHAN_SWEEP_MS) {
+        this.lastSweep = now.getTime();
+        const orphans = this.store.failOrphans(now);
+        if (orphans > 0) this.log.warn({ orphans }, 'webhook notifications of deleted subscriptions marked Failed');
+      }
+      if (this.store.fanOut(now, FAN_OUT_BATCH) === FAN_OUT_BATCH) next = 0;
+      next = Math.min(next, this.startDue(Date.now()));
+    } catch (err) {
+      this.log.error({ err }, 'webhook delivery tick failed');
+    }
+    this.schedule(next);
+  }
+
+  /** Starts the due queue heads up to the cap; returns the delay until the next head falls due (capped by pollMs). */
+  private startDue(now: number): number {
+    let wait = this.settings.pollMs;
+    const lanes = this.store.lanes();
+    // Rotate the starting lane so a cap below the number of subscriptions still serves all of them.
+    this.rotation = lanes.length === 0 ? 0 : (this.rotation + 1) % lanes.length;
+    for (let i = 0; i < lanes.length && this.inFlight.size < this.settings.concurrency; i++) {
+      const lane = lanes[(this.rotation + i) % lanes.length] as string;
+      if (this.inFlight.has(lane)) continue;
+      const head = this.store.head(lane);
+      if (head === undefined) continue;
+      if (head.nextAttemptAt > now) {
+        wait = Math.min(wait, head.nextAttemptAt - now);
+        continue;
+      }
+      const attempt = this.attempt(head)
+        .catch((err: unknown) => this.log.error({ err, notificationId: head.id }, 'webhook delivery attempt failed'))
+        .finally(() => {
+          this.inFlight.delete(lane);
+          this.kick();
+        });
+      this.inFlight.set(lane, attempt);
+    }
+    return wait;
+  }
+
+  private async attempt(notification: QueuedNotification): Promise<void> {
+    const target = this.store.target(notification.subscriptionId);
+    const attemptedAt = new Date();
+    const number = notification.attempts + 1;
+    if (target === undefined || target.secret === null) {
+      const error = target === undefined ? 'The subscription was deleted.' : 'The subscription has no signing secret.';
+      this.store.record(notification, { attempt: number, attemptedAt, durationMs: 0, statusCode: null, error, outcome: 'Failed' });
+      return;
+    }
+    const timestamp = Math.floor(attemptedAt.getTime() / 1000);
+    const headers = {
+      'content-type': 'application/json',
+      'user-agent': 'ecn-odata-webhooks/1',
+      ...signatureHeaders(target.secret, notification.webhookId, timestamp, notification.body),
+    };
+    const controller = new AbortController();
+    this.aborts.add(controller);
+    let status: number | null = null;
+    let failure: OutboundError | null = null;
+    try {
+      const res = await this.outbound.post({ url: new URL(notification.notificationUrl), body: notification.body, headers, timeoutMs: this.settings.timeoutMs, signal: controller.signal });
+      status = res.status;
+    } catch (e) {
+      failure = e instanceof OutboundError ? e : new OutboundError('network', (e as Error).message);
+    } finally {
+      this.aborts.delete(controller);
+    }
+    // Stopped meanwhile: the database may be closed; the notification stays pending and goes out again.
+    if (this.stopped) return;
+    const durationMs = Date.now() - attemptedAt.getTime();
+    let outcome = classify(status, failure);
+    const delay = this.settings.backoffMs[number - 1];
+    if (outcome === 'Retry' && delay === undefined) outcome = 'Failed';
+    const error = failure === null ? null : `${failure.kind}: ${failure.message}`;
+    this.store.record(notification, {
+      attempt: number,
+      attemptedAt,
+      durationMs,
+      statusCode: status,
+      error,
+      outcome,
+      ...(outcome === 'Retry' && delay !== undefined ? { nextAttemptAt: Date.now() + delay } : {}),
+    });
+    if (outcome !== 'Sent') this.log.warn({ notificationId: notification.id, webhookId: notification.webhookId, attempt: number, status, error, outcome }, 'webhook notification not delivered');
+  }
+}
