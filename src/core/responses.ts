@@ -6,6 +6,7 @@ import type { DbRow } from '../db/database.js';
 import type { EntityType } from '../edm/model.js';
 import { entityToJson, rowEtag, rowUrl, type EntityJsonOptions } from '../serialize/entity-json.js';
 import { jsonContentType, type JsonFormat } from './format.js';
+import { TextBody } from '../serialize/text-body.js';
 import type { ODataResponse } from './request.js';
 
 /** A JSON response with the OData content type of `format`. */
@@ -43,6 +44,34 @@ export function collectionResponse(
   body['value'] = rows.map((r) => entityToJson(type, r, opts));
   if (nextLink !== undefined) body['@odata.nextLink'] = nextLink;
   return jsonResponse(200, body, opts.format);
+}
+
+/**
+ * A collection whose entities are JSON texts already (written by the database), assembled as bytes
+ * while `entities` yields them (see TextBody): the same bytes as collectionResponse, with
+ * `@odata.context`, `@odata.count`, `value`, `@odata.nextLink` in that order. `nextLink` is asked
+ * once the entities are consumed.
+ */
+export function collectionTextResponse(entities: Iterable<string>, context: string, format: JsonFormat, count: number | undefined, nextLink: () => string | undefined): ODataResponse {
+  const body = new TextBody();
+  body.add(format.metadata !== 'none' ? `{"@odata.context":${JSON.stringify(context)},` : '{');
+  if (count !== undefined) body.add(`"@odata.count":${JSON.stringify(count)},`);
+  body.add('"value":[');
+  let first = true;
+  for (const entity of entities) {
+    if (!first) body.add(',');
+    body.add(entity);
+    first = false;
+  }
+  const link = nextLink();
+  body.add(link === undefined ? ']}' : `],"@odata.nextLink":${JSON.stringify(link)}}`);
+  return { status: 200, headers: { 'Content-Type': jsonContentType(format) }, body: body.finish() };
+}
+
+/** One entity whose JSON text was written by the database, with its ETag header: the same bytes as entityResponse. */
+export function entityTextResponse(status: number, entity: string, etag: string, context: string, format: JsonFormat): ODataResponse {
+  const body = format.metadata !== 'none' ? `{"@odata.context":${JSON.stringify(context)},${entity.slice(1)}` : entity;
+  return { status, headers: { 'Content-Type': jsonContentType(format), ETag: etag }, body };
 }
 
 /** 204 No Content with optional headers. */

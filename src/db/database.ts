@@ -4,6 +4,7 @@
  */
 import BetterSqlite3 from 'better-sqlite3';
 import type { CompiledQuery } from '../sql/compile.js';
+import { formatEtag } from '../serialize/etag.js';
 
 /** A row as SQLite returns it. */
 export type DbRow = Record<string, unknown>;
@@ -11,6 +12,8 @@ export type DbRow = Record<string, unknown>;
 /** The database handle the rest of the code uses; only `db/` touches better-sqlite3 directly. */
 export class Database {
   private readonly cache = new Map<string, BetterSqlite3.Statement>();
+  /** Statements in raw mode (rows as arrays), kept apart so no statement ever switches mode. */
+  private readonly rawCache = new Map<string, BetterSqlite3.Statement>();
   /** Number of statements executed since opening (for N+1 tests). */
   statementCount = 0;
 
@@ -20,6 +23,21 @@ export class Database {
   all(q: CompiledQuery): DbRow[] {
     this.statementCount++;
     return this.prepare(q.sql).all(...q.params) as DbRow[];
+  }
+
+  /** Runs a query and returns every row as an array of its column values, in column order. */
+  rows(q: CompiledQuery): unknown[][] {
+    this.statementCount++;
+    return this.prepare(q.sql, this.rawCache).all(...q.params) as unknown[][];
+  }
+
+  /**
+   * Runs a query and yields its rows one at a time as arrays of column values: large results are
+   * never held whole (stopping early ends the statement). No other statement may run until it ends.
+   */
+  iterateRows(q: CompiledQuery): IterableIterator<unknown[]> {
+    this.statementCount++;
+    return this.prepare(q.sql, this.rawCache).iterate(...q.params) as IterableIterator<unknown[]>;
   }
 
   /** Runs a query and returns the first row, if any. */
@@ -56,15 +74,17 @@ export class Database {
   /** Closes the connection. */
   close(): void {
     this.cache.clear();
+    this.rawCache.clear();
     if (this.raw.open) this.raw.close();
   }
 
-  private prepare(sql: string): BetterSqlite3.Statement {
-    let stmt = this.cache.get(sql);
+  private prepare(sql: string, cache = this.cache): BetterSqlite3.Statement {
+    let stmt = cache.get(sql);
     if (stmt === undefined) {
       stmt = this.raw.prepare(sql);
-      if (this.cache.size > 2000) this.cache.clear();
-      this.cache.set(sql, stmt);
+      if (cache === this.rawCache) stmt.raw(true);
+      if (cache.size > 2000) cache.clear();
+      cache.set(sql, stmt);
     }
     return stmt;
   }
@@ -107,5 +127,10 @@ export function openDatabase(file: string): Database {
     const r = text(pattern) === null ? null : regex(String(pattern));
     return s === null || r === null ? null : r.test(s) ? 1 : 0;
   });
+  // The entity JSON the SQLite dialect writes falls back to these for values its SQL does not cover.
+  raw.function('odata_etag', { deterministic: true }, (version: unknown) => formatEtag(version));
+  raw.function('odata_json_number', { deterministic: true }, (value: unknown, double: unknown) =>
+    typeof value === 'number' && double === 1 && !Number.isFinite(value) ? JSON.stringify(String(value)) : JSON.stringify(value),
+  );
   return new Database(raw);
 }

@@ -2,16 +2,20 @@
  * Reads a request body into a Buffer with a size cap; over the cap the request fails with 413
  * without buffering the rest.
  */
-import type { Request } from 'express';
+import type { IncomingMessage } from 'node:http';
 import { PayloadTooLargeError } from '../errors/odata-error.js';
 
 /** The whole body (undefined when there is none), or PayloadTooLargeError. */
-export async function readBody(req: Request, limit: number): Promise<Buffer | undefined> {
-  const declared = Number(req.headers['content-length'] ?? NaN);
+export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
+  const length = req.headers['content-length'];
+  // Neither a length nor a transfer coding: the message has no body (RFC 9112 §6.3).
+  if (length === undefined && req.headers['transfer-encoding'] === undefined) return undefined;
+  const declared = Number(length ?? NaN);
   if (Number.isFinite(declared) && declared > limit) {
     req.resume();
     throw new PayloadTooLargeError(limit);
   }
+  if (declared === 0) return undefined;
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {

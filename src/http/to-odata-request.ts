@@ -1,26 +1,32 @@
 /**
- * Turns an express request (below the service root) into the core's ODataRequest.
+ * Turns an HTTP request (below the service root) into the core's ODataRequest.
  */
-import type { Request } from 'express';
+import type { IncomingMessage } from 'node:http';
+import type { TLSSocket } from 'node:tls';
 import type { ODataRequest } from '../core/request.js';
 
-/** Builds the core request; `body` was read by the router with the size limit applied. */
-export function toODataRequest(req: Request, serviceRoot: string, body: Buffer | undefined, requestId: string): ODataRequest {
-  const url = req.originalUrl;
+/** Builds the core request; `body` was read with the size limit applied. */
+export function toODataRequest(req: IncomingMessage, serviceRoot: string, body: Buffer | undefined, requestId: string): ODataRequest {
+  const url = req.url ?? '/';
   const q = url.indexOf('?');
   const fullPath = q < 0 ? url : url.slice(0, q);
   const rawQuery = q < 0 ? '' : url.slice(q + 1);
   const path = fullPath.slice(serviceRoot.length);
+  // node lower-cases header names and joins repeated headers except the few it keeps as arrays.
   const headers: Record<string, string | undefined> = {};
-  for (const [k, v] of Object.entries(req.headers)) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
+  for (const k in req.headers) {
+    const v = req.headers[k];
+    headers[k] = Array.isArray(v) ? v.join(', ') : v;
+  }
   const host = req.headers.host ?? 'localhost';
+  const protocol = (req.socket as Partial<TLSSocket>).encrypted === true ? 'https' : 'http';
   return {
-    method: req.method.toUpperCase(),
+    method: (req.method ?? 'GET').toUpperCase(),
     path,
     rawQuery,
     headers,
     body,
-    serviceRootUrl: `${req.protocol}://${host}${serviceRoot}`,
+    serviceRootUrl: `${protocol}://${host}${serviceRoot}`,
     requestId,
     clientAddress: req.socket.remoteAddress,
   };

@@ -78,13 +78,18 @@ function planOne(input: QueryPlanInput, nav: NavigationProperty, options: Expand
   const inner = (scope: QueryScope): { query: SelectNode; innerScope: QueryScope } => {
     const innerScope = new QueryScope('$it', target, scope.aliases.fresh(), scope.aliases);
     const cols = entityColumns(target, innerScope.alias, scope.aliases, nested.read.select);
-    const expandCols = nested.expand.map((e) => e.column(innerScope));
-    const nestedJson = new Set(nested.expand.map((e) => e.columnName));
-    const countCols = nested.expand.flatMap((e) => (e.countColumn === undefined ? [] : [e.countColumn(innerScope)]));
+    const row = (): SqlExpr => {
+      if (nested.read.json !== undefined) return nested.read.json(innerScope, cols);
+      const expandCols = nested.expand.map((e) => e.column(innerScope));
+      const nestedJson = new Set(nested.expand.map((e) => e.columnName));
+      const countCols = nested.expand.flatMap((e) => (e.countColumn === undefined ? [] : [e.countColumn(innerScope)]));
+      return rowObject([...cols, ...expandCols, ...countCols], nestedJson);
+    };
     const where = and(navigationCondition(nav, scope.alias, innerScope.alias), nested.read.where?.(innerScope));
-    const order = [...(nested.read.orderBy?.(innerScope) ?? []), { expr: col(innerScope.alias, target.key.name), direction: 'ASC' as const }];
+    // Ties are broken by the row order the indexes hold (no client pages inside an expansion), not the key.
+    const order = [...(nested.read.orderBy?.(innerScope) ?? []), { expr: sqliteDialect.rowOrder(innerScope.alias), direction: 'ASC' as const }];
     const query = select({
-      columns: [{ expr: rowObject([...cols, ...expandCols, ...countCols], nestedJson), alias: '_row' }],
+      columns: [{ expr: row(), alias: '_row' }],
       from: { kind: 'table', table: target.table, alias: innerScope.alias },
       joins: innerScope.joins,
       where,
@@ -105,8 +110,9 @@ function planOne(input: QueryPlanInput, nav: NavigationProperty, options: Expand
       const { query } = inner(scope);
       if (!nav.collection) return { expr: { kind: 'subquery', query }, alias: nav.name };
       const x = scope.aliases.fresh();
+      const rows = col(x, '_row');
       const agg = select({
-        columns: [{ expr: sqliteDialect.jsonArrayAgg(col(x, '_row')) }],
+        columns: [{ expr: input.json === undefined ? sqliteDialect.jsonArrayAgg(rows) : sqliteDialect.jsonTextArrayAgg(rows) }],
         from: { kind: 'derived', query, alias: x },
       });
       return { expr: { kind: 'subquery', query: agg }, alias: nav.name };

@@ -6,7 +6,6 @@
  * the page size gets no nextLink.
  */
 import type { EntityType } from '../edm/model.js';
-import type { DbRow } from '../db/database.js';
 import { and, col, constant, param } from '../sql/build.js';
 import type { OrderItem, SelectColumn, SqlExpr } from '../sql/nodes.js';
 import { sqliteDialect } from '../sql/sqlite-dialect.js';
@@ -21,11 +20,17 @@ import { decodeSkiptoken, encodeSkiptoken, type TokenValue } from './skiptoken.j
 export interface PagePlan {
   readonly read: Pick<ReadPlanInput, 'where' | 'extraColumns' | 'limit' | 'offset'>;
   readonly preferenceApplied?: string;
+  /** The most rows a page holds; the read fetches one more when a next page is possible. */
+  readonly size: number;
+  /** The next link after a full page whose last row is `last`, when rows follow it; `value` reads a column of a row by alias. */
+  next<R>(last: R, value: (row: R, alias: string) => unknown): string | undefined;
   /** Trims the extra row and builds the next link. */
-  finish(rows: DbRow[]): { rows: DbRow[]; nextLink?: string };
+  finish<R>(rows: R[], value: (row: R, alias: string) => unknown): { rows: R[]; nextLink?: string };
 }
 
-const SORT_VALUE = (i: number): string => `_sort${i}`;
+/** Alias prefix of the sort-value columns (`_sort0`, `_sort1`, ...), which follow the entity columns. */
+export const SORT_PREFIX = '_sort';
+const SORT_VALUE = (i: number): string => `${SORT_PREFIX}${i}`;
 
 /** The requested `odata.maxpagesize`, if any (invalid preferences are ignored, RFC 7240). */
 function preferredPageSize(prefer: string | undefined): number | undefined {
@@ -75,19 +80,23 @@ export function planPage(ctx: OperationContext, type: EntityType, query: Planned
     ...(query.read.orderBy?.(scope) ?? []).map((o, i) => ({ expr: o.expr, alias: SORT_VALUE(i) })),
   ];
   const fetch = top !== undefined && top <= pageSize ? top : pageSize + 1;
+  const next = <R>(last: R, value: (row: R, alias: string) => unknown): string | undefined => {
+    const remaining = top === undefined ? undefined : top - pageSize;
+    if (remaining !== undefined && remaining <= 0) return undefined;
+    const tokenValues: TokenValue[] = [];
+    for (let i = 0; i < sortCount; i++) tokenValues.push((value(last, SORT_VALUE(i)) ?? null) as TokenValue);
+    tokenValues.push(value(last, type.key.name) as TokenValue);
+    return nextLinkUrl(ctx, encodeSkiptoken(tokenValues), remaining);
+  };
   return {
     read: { where, extraColumns, limit: fetch, offset: values === undefined ? ctx.options.skip : undefined },
     preferenceApplied: preferred === undefined ? undefined : `odata.maxpagesize=${pageSize}`,
-    finish(rows) {
-      if (rows.length <= pageSize || (top !== undefined && top <= pageSize)) return { rows };
-      const page = rows.slice(0, pageSize);
-      const last = page[page.length - 1] as DbRow;
-      const tokenValues: TokenValue[] = [];
-      for (let i = 0; i < sortCount; i++) tokenValues.push((last[SORT_VALUE(i)] ?? null) as TokenValue);
-      tokenValues.push(last[type.key.name] as TokenValue);
-      const remaining = top === undefined ? undefined : top - pageSize;
-      if (remaining !== undefined && remaining <= 0) return { rows: page };
-      return { rows: page, nextLink: nextLinkUrl(ctx, encodeSkiptoken(tokenValues), remaining) };
+    size: pageSize,
+    next,
+    finish(rows, value) {
+      if (rows.length <= pageSize) return { rows };
+      rows.length = pageSize;
+      return { rows, nextLink: next(rows[pageSize - 1] as (typeof rows)[number], value) };
     },
   };
 }

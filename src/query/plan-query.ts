@@ -15,10 +15,11 @@ import { isBoolean, typeName } from './expr-types.js';
 import { enumValue, planExpression, type ExprPlanContext } from './plan-expression.js';
 import type { QueryScope } from './query-scope.js';
 import { planExpand, type ExpandPlan } from './plan-expand.js';
+import { entityJsonExpr, type SqlJsonOptions } from './plan-entity-json.js';
 
 /** The query-option part of a read. */
 export interface PlannedQuery {
-  readonly read: Pick<ReadPlanInput, 'select' | 'where' | 'orderBy' | 'limit' | 'offset' | 'extraColumns'>;
+  readonly read: Pick<ReadPlanInput, 'select' | 'where' | 'orderBy' | 'limit' | 'offset' | 'extraColumns' | 'json'>;
   /** `$select` names in request order (for the context URL), undefined when absent or `*`. */
   readonly selectList?: readonly string[];
   readonly count: boolean;
@@ -36,6 +37,8 @@ export interface QueryPlanInput {
   readonly now: string;
   /** Current $expand depth (0 at the top). */
   readonly depth: number;
+  /** When set, rows are read as entity JSON text written by the database (expansions included). */
+  readonly json?: SqlJsonOptions;
 }
 
 /** Binds a Boolean expression for `$filter`. */
@@ -84,6 +87,22 @@ function defaultOrder(type: EntityType): PlannedQuery['orderBy'] {
   });
 }
 
+/**
+ * The entity JSON builder of a planned level: its columns, selection and expansions (see
+ * plan-entity-json.ts); `etag` false at the top level, whose `@odata.etag` the reader writes.
+ */
+export function entityJson(type: EntityType, json: SqlJsonOptions, select: ReadonlySet<string> | undefined, expand: readonly ExpandPlan[], etag: boolean): NonNullable<ReadPlanInput['json']> {
+  return (scope, columns) =>
+    entityJsonExpr(
+      type,
+      columns,
+      json,
+      select,
+      expand.map((e) => ({ name: e.columnName, value: e.column(scope).expr, count: e.countColumn?.(scope).expr })),
+      etag,
+    );
+}
+
 /** The SQL context of expression planning. */
 export function exprContext(now: string): ExprPlanContext {
   return { dialect: sqliteDialect, now };
@@ -110,7 +129,11 @@ export function planQuery(input: QueryPlanInput): PlannedQuery {
               const e = planExpression(b.expr, scope, ctx);
               return { expr: b.expr.type.kind === 'enum' ? enumValue(e, b.expr.type.enumType) : e, direction: b.direction === 'asc' ? 'ASC' : 'DESC' };
             }),
-    extraColumns: expand.length === 0 ? undefined : (scope: QueryScope) => expand.flatMap((e) => (e.countColumn === undefined ? [e.column(scope)] : [e.column(scope), e.countColumn(scope)])),
+    extraColumns:
+      expand.length === 0 || input.json !== undefined
+        ? undefined
+        : (scope: QueryScope) => expand.flatMap((e) => (e.countColumn === undefined ? [e.column(scope)] : [e.column(scope), e.countColumn(scope)])),
+    json: input.json === undefined ? undefined : entityJson(input.type, input.json, select, expand, input.depth > 0),
     limit: o.top,
     offset: o.skip,
   };

@@ -35,7 +35,15 @@ export interface ReadPlanInput {
   readonly extraColumns?: (scope: QueryScope) => readonly SelectColumn[];
   readonly limit?: number;
   readonly offset?: number;
+  /**
+   * When set, the row is read as one JSON text column (`_json`, built from the entity columns) plus
+   * the key and the version, instead of one column per property (see plan-entity-json.ts).
+   */
+  readonly json?: (scope: QueryScope, columns: readonly SelectColumn[]) => SqlExpr;
 }
+
+/** Alias of the entity JSON text column of reads planned with `json`. */
+export const JSON_ALIAS = '_json';
 
 /** The columns of an entity row: stored and computed properties (media excluded) plus the version. */
 export function entityColumns(type: EntityType, alias: string, aliases: AliasGenerator, selected?: ReadonlySet<string>): SelectColumn[] {
@@ -70,7 +78,15 @@ export function planRead(input: ReadPlanInput): SelectNode {
   const t = aliases.fresh();
   const { type } = input;
   const scope = new QueryScope('$it', type, t, aliases);
-  const columns = entityColumns(type, t, aliases, input.select);
+  const entity = entityColumns(type, t, aliases, input.select);
+  const columns =
+    input.json === undefined
+      ? entity
+      : [
+          { expr: input.json(scope, entity), alias: JSON_ALIAS },
+          { expr: col(t, type.key.name), alias: type.key.name },
+          { expr: col(t, HIDDEN_COLUMNS.version), alias: VERSION_ALIAS },
+        ];
   const where = and(
     companyCondition(type, t, input.companyId),
     ...input.conditions.map((c) => eq(col(t, c.property), param(c.value))),

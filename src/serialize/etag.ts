@@ -2,8 +2,17 @@
  * Weak, opaque ETags derived from the hidden row version (conventions §2), and If-Match matching.
  */
 
-/** The ETag of a row version: `W/"<base64>"`. */
+/** base64 of every 3-digit group "000".."999" and of every 1-digit tail "0".."9". */
+const TRIPLES = Array.from({ length: 1000 }, (_, i) => Buffer.from(String(i).padStart(3, '0')).toString('base64'));
+const SINGLES = Array.from({ length: 10 }, (_, i) => Buffer.from(String(i)).toString('base64'));
+
+/** The ETag of a row version: `W/"<base64 of its text>"`. */
 export function formatEtag(version: unknown): string {
+  // The clock's 16-digit versions take a table per 3 digits (this runs for every row of every read).
+  if (typeof version === 'number' && version >= 1e15 && version < 1e16 && Number.isSafeInteger(version)) {
+    const v = version;
+    return `W/"${TRIPLES[Math.floor(v / 1e13)]}${TRIPLES[Math.floor(v / 1e10) % 1000]}${TRIPLES[Math.floor(v / 1e7) % 1000]}${TRIPLES[Math.floor(v / 1e4) % 1000]}${TRIPLES[Math.floor(v / 10) % 1000]}${SINGLES[v % 10]}"`;
+  }
   return `W/"${Buffer.from(String(version)).toString('base64')}"`;
 }
 

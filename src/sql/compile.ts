@@ -199,6 +199,10 @@ function writeExpr(w: SqlWriter, e: SqlExpr): void {
       return;
     case 'case':
       w.write('CASE');
+      if (e.base !== undefined) {
+        w.write(' ');
+        writeExpr(w, e.base);
+      }
       for (const c of e.whens) {
         w.write(' WHEN ');
         writeExpr(w, c.when);

@@ -35,4 +35,22 @@ export interface Dialect {
   jsonObject(members: readonly { readonly key: string; readonly value: SqlExpr; readonly json: boolean }[]): SqlExpr;
   /** Aggregate: the JSON array of the JSON text values of a group, `[]` when it is empty. */
   jsonArrayAgg(rowJson: SqlExpr): SqlExpr;
+  /** Aggregate: `[a,b,...]` as plain text from JSON texts (no re-parsing), `[]` for an empty group. */
+  jsonTextArrayAgg(rowJson: SqlExpr): SqlExpr;
+  /** Text concatenation of the parts (a NULL part makes the whole NULL). */
+  concat(parts: readonly SqlExpr[]): SqlExpr;
+  /** A stored 0/1 boolean as a JSON member value: JSON true/false, NULL stays NULL. */
+  jsonBoolean(e: SqlExpr): SqlExpr;
+  /**
+   * A stored Edm.Decimal/Edm.Double as a JSON member value spelled as JavaScript's JSON.stringify
+   * spells the number (the JSON writer of serialize/entity-json.ts); `double` writes non-finite values as strings.
+   */
+  jsonNumber(e: SqlExpr, double: boolean): SqlExpr;
+  /**
+   * A unique order of a table's rows that its indexes already hold (SQLite: the rowid), to break ties
+   * where nobody pages through the rows (inside $expand): it spares a sort by the key per parent row.
+   */
+  rowOrder(alias: string): SqlExpr;
+  /** The weak ETag of a row version, as serialize/etag.ts formatEtag writes it (odata_etag, registered by db/database.ts). */
+  rowEtag(version: SqlExpr): SqlExpr;
 }

@@ -42,6 +42,8 @@ export type SqlExpr =
   | { readonly kind: 'call'; readonly name: string; readonly args: readonly SqlExpr[] }
   | {
       readonly kind: 'case';
+      /** `CASE base WHEN v THEN ...`: base is evaluated once and compared with each `when`. */
+      readonly base?: SqlExpr;
       readonly whens: readonly { readonly when: SqlExpr; readonly then: SqlExpr }[];
       readonly otherwise?: SqlExpr;
     }

@@ -43,10 +43,52 @@ const functions: Record<DialectFunction, (args: readonly SqlExpr[]) => SqlExpr> 
   ceiling: (a) => call('ceil', arg(a, 0)),
 };
 
+const c = (value: number | null): SqlExpr => ({ kind: 'constant', value });
+const bin = (operator: '||' | '=' | '<' | '>=' | 'AND', left: SqlExpr, right: SqlExpr): SqlExpr => ({ kind: 'binary', operator, left, right });
+const concat = (parts: readonly SqlExpr[]): SqlExpr => parts.reduce((a, b) => bin('||', a, b));
+const isNull = (e: SqlExpr): SqlExpr => ({ kind: 'isNull', operand: e, negated: false });
+const abs = (e: SqlExpr): SqlExpr => call('abs', e);
+
+/**
+ * JSON.stringify's spelling of a REAL: integral values below 1e15 as integers (SQLite would write
+ * `5.0`); values that 15 significant digits represent exactly and that JavaScript writes without an
+ * exponent (1e-4 <= |x| < 1e15) as SQLite writes them (the same shortest digits); everything else
+ * through the odata_json_number function registered by db/database.ts.
+ */
+function jsonNumber(e: SqlExpr, double: boolean): SqlExpr {
+  const fallback = call('json', call('odata_json_number', e, c(double ? 1 : 0)));
+  // The CASE below reads e up to five times: fine for a column, not for a computed subquery.
+  if (e.kind !== 'column') return fallback;
+  return {
+    kind: 'case',
+    whens: [
+      { when: isNull(e), then: c(null) },
+      { when: bin('AND', bin('=', e, int(e)), bin('<', abs(e), c(1e15))), then: int(e) },
+      {
+        when: bin('AND', bin('AND', bin('>=', abs(e), c(0.0001)), bin('<', abs(e), c(1e15))), bin('=', { kind: 'cast', operand: call('printf', p('%.15g'), e), type: 'REAL' }, e)),
+        then: e,
+      },
+    ],
+    otherwise: fallback,
+  };
+}
+
+const quoted = new Map<string, string>();
+
+/** `"name"`; identifiers come from the model and the alias generator, so the memo stays small. */
+function quoteIdentifier(name: string): string {
+  let q = quoted.get(name);
+  if (q === undefined) {
+    q = `"${name.replace(/"/g, '""')}"`;
+    if (quoted.size < 10_000) quoted.set(name, q);
+  }
+  return q;
+}
+
 /** The SQLite dialect. */
 export const sqliteDialect: Dialect = {
   name: 'sqlite',
-  quoteIdentifier: (name) => `"${name.replace(/"/g, '""')}"`,
+  quoteIdentifier,
   placeholder: () => '?',
   likeEscape: '\\',
   booleanValue: (value) => (value ? 1 : 0),
@@ -59,4 +101,12 @@ export const sqliteDialect: Dialect = {
   // JSON subtypes do not survive a subquery boundary in SQLite, so embedded JSON text is re-marked with json().
   jsonObject: (members) => call('json_object', ...members.flatMap((m) => [p(m.key), m.json ? call('json', m.value) : m.value])),
   jsonArrayAgg: (rowJson) => call('coalesce', call('json_group_array', call('json', rowJson)), p('[]')),
+  jsonTextArrayAgg: (rowJson) => call('coalesce', concat([p('['), call('group_concat', rowJson, p(',')), p(']')]), p('[]')),
+  concat,
+  // `CASE (e = 1)` evaluates e once (it may be an EXISTS subquery); json() of a constant is computed once per statement.
+  jsonBoolean: (e) => ({ kind: 'case', base: bin('=', e, c(1)), whens: [{ when: c(1), then: call('json', p('true')) }, { when: c(0), then: call('json', p('false')) }] }),
+  jsonNumber,
+  rowOrder: (alias) => ({ kind: 'column', table: alias, column: 'rowid' }),
+  // Base64 in SQL (lookup tables, arithmetic) measured slower than this one function call per row.
+  rowEtag: (version) => call('odata_etag', version),
 };

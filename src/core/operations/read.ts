@@ -6,17 +6,18 @@ import { sqliteDialect } from '../../sql/sqlite-dialect.js';
 import type { EntityType } from '../../edm/model.js';
 import type { StoredValue } from '../../edm/values.js';
 import { storedToJson } from '../../edm/values.js';
-import { planRead, type PathCondition, type ReadPlanInput } from '../../query/plan-read.js';
-import { planQuery, type PlannedQuery } from '../../query/plan-query.js';
+import { JSON_ALIAS, planRead, VERSION_ALIAS } from '../../query/plan-read.js';
+import type { PlannedQuery } from '../../query/plan-query.js';
+import { planReadRequest } from '../../query/read-plans.js';
 import type { ExpandPlan } from '../../query/plan-expand.js';
 import { contextPath, contextUrl, keyLiteral } from '../../serialize/context-url.js';
-import type { ExpandShape } from '../../serialize/entity-json.js';
+import { rowEtag, withEtagMember, type ExpandShape } from '../../serialize/entity-json.js';
 import { negotiateJson, jsonContentType } from '../format.js';
 import type { OperationContext } from '../operation-context.js';
 import type { ODataResponse } from '../request.js';
-import { collectionResponse, entityResponse, jsonResponse, noContent } from '../responses.js';
+import { collectionResponse, collectionTextResponse, entityResponse, entityTextResponse, jsonResponse, noContent } from '../responses.js';
 import { recordNotFound, resolvePath } from '../resolve-path.js';
-import { planPage, type PagePlan } from '../../query/plan-page.js';
+import { SORT_PREFIX } from '../../query/plan-page.js';
 
 /** The shapes the serializer needs for expanded navigations. */
 export function expandShapes(plans: readonly ExpandPlan[]): ExpandShape[] {
@@ -41,31 +42,42 @@ export function contextSelect(q: PlannedQuery): string[] | undefined {
   return parts.length === 0 ? undefined : parts;
 }
 
-function queryFor(ctx: OperationContext, type: EntityType): PlannedQuery {
-  return planQuery({ model: ctx.svc.model, type, options: ctx.options, aliases: ctx.options.aliases, now: new Date().toISOString(), depth: 0 });
-}
-
-function countRows(ctx: OperationContext, type: EntityType, conditions: readonly PathCondition[], where: ReadPlanInput['where']): number {
-  const plan = planRead({ type, companyId: ctx.company?.id, conditions, where });
-  const counted = { ...plan, columns: [{ expr: { kind: 'call' as const, name: 'count', args: [{ kind: 'star' as const }] }, alias: 'n' }], orderBy: [] };
-  const row = ctx.svc.db.get(compile(counted, sqliteDialect));
-  return Number(row?.['n'] ?? 0);
-}
-
 /** GET of a collection (entity set or collection-valued navigation), one server-driven page. */
 export function readCollection(ctx: OperationContext): ODataResponse {
   const format = negotiateJson(ctx.options.format, ctx.req.headers['accept']);
   const resolved = resolvePath(ctx.svc, ctx.path.steps, ctx.company?.id);
   const type = resolved.step.type;
-  const query = queryFor(ctx, type);
-  const page: PagePlan = planPage(ctx, type, query);
-  const rows = resolved.reachable
-    ? ctx.svc.db.all(compile(planRead({ type, companyId: ctx.company?.id, conditions: resolved.conditions, ...query.read, ...page.read }), sqliteDialect))
-    : [];
-  const count = query.count ? (resolved.reachable ? countRows(ctx, type, resolved.conditions, query.read.where) : 0) : undefined;
-  const { rows: pageRows, nextLink } = page.finish(rows);
+  const { plan, page } = planReadRequest(ctx, 'collection', type, resolved.conditions, format);
+  if (page === undefined) throw new Error('collection read without a page plan');
+  const { query } = plan;
+  const count = plan.count === undefined ? undefined : resolved.reachable ? Number(ctx.svc.db.get(plan.count)?.['n'] ?? 0) : 0;
   const context = contextUrl(ctx.req.serviceRootUrl, ctx.contextPrefix, contextPath(ctx.path.steps, resolved.keys), contextSelect(query), false);
-  const res = collectionResponse(type, pageRows, context, { format, links: ctx.links, select: query.read.select, expand: expandShapes(query.expand) }, count, nextLink);
+  let res: ODataResponse;
+  if (plan.json !== undefined) {
+    // Rows are [entity JSON, key, version, sort values...] (planRead's `json`), streamed into the body.
+    const minimal = plan.json.metadata === 'minimal';
+    const column = (row: unknown[], alias: string): unknown => row[alias === type.key.name ? 1 : 3 + Number(alias.slice(SORT_PREFIX.length))];
+    let last: unknown[] | undefined;
+    let more = false;
+    const rows = resolved.reachable ? ctx.svc.db.iterateRows(plan.rows) : [];
+    const entities = function* (): Generator<string> {
+      let n = 0;
+      for (const row of rows) {
+        if (n === page.size) {
+          more = true;
+          return; // the extra row only says that a next page exists (returning ends the statement)
+        }
+        yield minimal ? withEtagMember(row[0] as string, row[2]) : (row[0] as string);
+        last = row;
+        n++;
+      }
+    };
+    res = collectionTextResponse(entities(), context, format, count, () => (more && last !== undefined ? page.next(last, column) : undefined));
+  } else {
+    const rows = resolved.reachable ? ctx.svc.db.all(plan.rows) : [];
+    const { rows: pageRows, nextLink } = page.finish(rows, (row, alias) => row[alias]);
+    res = collectionResponse(type, pageRows, context, { format, links: ctx.links, select: query.read.select, expand: expandShapes(query.expand) }, count, nextLink);
+  }
   if (page.preferenceApplied !== undefined) res.headers['Preference-Applied'] = page.preferenceApplied;
   return res;
 }
@@ -73,9 +85,8 @@ export function readCollection(ctx: OperationContext): ODataResponse {
 /** GET `.../$count`: the number of entities as text/plain (URL Conventions §4.8); $filter applies. */
 export function readCount(ctx: OperationContext): ODataResponse {
   const resolved = resolvePath(ctx.svc, ctx.path.steps, ctx.company?.id);
-  const type = resolved.step.type;
-  const query = queryFor(ctx, type);
-  const n = resolved.reachable ? countRows(ctx, type, resolved.conditions, query.read.where) : 0;
+  const { plan } = planReadRequest(ctx, 'count', resolved.step.type, resolved.conditions, { metadata: 'minimal', ieee754Compatible: false });
+  const n = resolved.reachable && plan.count !== undefined ? Number(ctx.svc.db.get(plan.count)?.['n'] ?? 0) : 0;
   return { status: 200, headers: { 'Content-Type': 'text/plain; charset=utf-8' }, body: String(n) };
 }
 
@@ -84,14 +95,17 @@ export function readEntity(ctx: OperationContext): ODataResponse {
   const format = negotiateJson(ctx.options.format, ctx.req.headers['accept']);
   const resolved = resolvePath(ctx.svc, ctx.path.steps, ctx.company?.id);
   const type = resolved.step.type;
-  const query = queryFor(ctx, type);
-  const row = resolved.reachable
-    ? ctx.svc.db.get(compile(planRead({ type, companyId: ctx.company?.id, conditions: resolved.conditions, select: query.read.select, extraColumns: query.read.extraColumns, limit: 1 }), sqliteDialect))
-    : undefined;
+  const { plan } = planReadRequest(ctx, 'entity', type, resolved.conditions, format);
+  const { query } = plan;
+  const row = resolved.reachable ? ctx.svc.db.get(plan.rows) : undefined;
   if (row === undefined) throw recordNotFound(type, resolved.conditions);
   const keys = [...resolved.keys];
   if (resolved.step.key === undefined) keys.push(row[type.key.name] as StoredValue);
   const context = contextUrl(ctx.req.serviceRootUrl, ctx.contextPrefix, contextPath(ctx.path.steps, keys), contextSelect(query), true);
+  if (plan.json !== undefined) {
+    const text = row[JSON_ALIAS] as string;
+    return entityTextResponse(200, plan.json.metadata === 'minimal' ? withEtagMember(text, row[VERSION_ALIAS]) : text, rowEtag(row), context, format);
+  }
   return entityResponse(200, type, row, context, { format, links: ctx.links, select: query.read.select, expand: expandShapes(query.expand) });
 }
 

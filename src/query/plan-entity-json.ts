@@ -1,0 +1,138 @@
+/**
+ * OData JSON of entities written by the database (JSON Format §4, §8, odata.metadata=minimal or none):
+ * one text per row with exactly the members, member order and value spellings of
+ * serialize/entity-json.ts, so reads concatenate row texts instead of turning rows into objects and
+ * back (no per-row work in JavaScript). Expanded navigations are spliced in as text, never re-parsed.
+ * Formats the database cannot write byte-identically (metadata=full, IEEE754Compatible, media links
+ * of entities with string keys) stay with the JavaScript writer: see `sqlJsonSupported`.
+ */
+import type { EntityType, Property } from '../edm/model.js';
+import type { JsonFormat } from '../core/format.js';
+import type { EntityLinkBase } from '../serialize/entity-json.js';
+import { param } from '../sql/build.js';
+import { sqliteDialect } from '../sql/sqlite-dialect.js';
+import type { SelectColumn, SqlExpr } from '../sql/nodes.js';
+import { assertNever } from '../util/assert-never.js';
+import { VERSION_ALIAS } from './plan-read.js';
+
+/** How entity JSON is written by the database. */
+export interface SqlJsonOptions {
+  readonly metadata: 'minimal' | 'none';
+  readonly links: EntityLinkBase;
+}
+
+/** An expanded navigation of a row, already JSON text (`[...]`, an object, or NULL). */
+export interface JsonExpansion {
+  readonly name: string;
+  readonly value: SqlExpr;
+  /** `<name>@odata.count`, when `$count=true` was nested. */
+  readonly count?: SqlExpr;
+}
+
+/** An expanded navigation's target and its nested expansions (an ExpandPlan), for `sqlJsonSupported`. */
+export interface ExpansionShape {
+  readonly nav: { readonly target: EntityType };
+  readonly select?: ReadonlySet<string>;
+  readonly expand: readonly ExpansionShape[];
+}
+
+/** The metadata level the database writes for `format`, or undefined when the JavaScript writer must. */
+export function sqlJsonMetadata(format: JsonFormat): SqlJsonOptions['metadata'] | undefined {
+  if (format.ieee754Compatible) return undefined;
+  return format.metadata === 'full' ? undefined : format.metadata;
+}
+
+function included(p: Property, type: EntityType, select: ReadonlySet<string> | undefined): boolean {
+  return select === undefined || select.has(p.name) || p === type.key;
+}
+
+/** Keys whose URL literal is the stored text itself (context-url.ts keyLiteral: bare GUIDs and numbers). */
+function bareKey(type: EntityType): boolean {
+  const t = type.key.type;
+  return t.kind === 'primitive' && (t.name === 'Edm.Guid' || t.name === 'Edm.Int32' || t.name === 'Edm.Int64');
+}
+
+/** true when the database can write the entities of `type` (and of its expansions) in `metadata`. */
+export function sqlJsonSupported(type: EntityType, select: ReadonlySet<string> | undefined, expand: readonly ExpansionShape[], metadata: SqlJsonOptions['metadata']): boolean {
+  const media = type.properties.some((p) => p.storage.kind === 'media' && included(p, type, select));
+  if (media && metadata === 'minimal' && !bareKey(type)) return false;
+  return expand.every((e) => sqlJsonSupported(e.nav.target, e.select, e.expand, metadata));
+}
+
+/** A property value as a JSON member value, spelled as storedToJson + JSON.stringify spell it. */
+function valueExpr(p: Property, e: SqlExpr): SqlExpr {
+  const d = sqliteDialect;
+  if (p.type.kind === 'enum') return e;
+  const name = p.type.name;
+  switch (name) {
+    case 'Edm.Boolean':
+      return d.jsonBoolean(e);
+    case 'Edm.Decimal':
+      return d.jsonNumber(e, false);
+    case 'Edm.Double':
+      return d.jsonNumber(e, true);
+    case 'Edm.Guid':
+    case 'Edm.String':
+    case 'Edm.Int32':
+    case 'Edm.Int64':
+    case 'Edm.Date':
+    case 'Edm.DateTimeOffset':
+    case 'Edm.TimeOfDay':
+    case 'Edm.Stream':
+      return e;
+    default:
+      return assertNever(name, 'EDM type');
+  }
+}
+
+/**
+ * The JSON text of one entity: `columns` are the row's entity columns as planRead's entityColumns
+ * makes them (aliased by property name, plus the version), `expansions` the expanded navigations.
+ * Member order as entityToJson: `@odata.etag`, properties in model order (media as link annotations),
+ * then per expansion its count and its value. With `etag: false` the `@odata.etag` member is left to
+ * the caller (withEtagMember): the top level of a read, where JavaScript writes it for less than the
+ * database's call of odata_etag costs.
+ */
+export function entityJsonExpr(
+  type: EntityType,
+  columns: readonly SelectColumn[],
+  opts: SqlJsonOptions,
+  select: ReadonlySet<string> | undefined,
+  expansions: readonly JsonExpansion[],
+  etag: boolean,
+): SqlExpr {
+  const d = sqliteDialect;
+  const byAlias = new Map(columns.flatMap((c) => (c.alias === undefined ? [] : [[c.alias, c.expr] as const])));
+  const column = (alias: string): SqlExpr => {
+    const e = byAlias.get(alias);
+    if (e === undefined) throw new Error(`entity JSON of ${type.name}: no column ${alias}`);
+    return e;
+  };
+  const members: { key: string; value: SqlExpr; json: boolean }[] = [];
+  const minimal = opts.metadata === 'minimal';
+  if (minimal && etag) members.push({ key: '@odata.etag', value: d.rowEtag(column(VERSION_ALIAS)), json: false });
+  const url = (suffix: string): SqlExpr => d.concat([param(`${opts.links.serviceRootUrl}/${opts.links.prefix}${type.entitySet}(`), column(type.key.name), param(`)/${suffix}`)]);
+  for (const p of type.properties) {
+    if (!included(p, type, select)) continue;
+    if (p.storage.kind === 'media') {
+      if (minimal) {
+        members.push({ key: `${p.name}@odata.mediaReadLink`, value: url(p.name), json: false });
+        members.push({ key: `${p.name}@odata.mediaEditLink`, value: url(p.name), json: false });
+        members.push({ key: `${p.name}@odata.mediaContentType`, value: param(p.storage.contentType), json: false });
+      }
+      continue;
+    }
+    members.push({ key: p.name, value: valueExpr(p, column(p.name)), json: false });
+  }
+  const object = d.jsonObject(members);
+  if (expansions.length === 0) return object;
+  // Expansions are JSON text already: spliced in before the closing brace instead of re-parsed by json().
+  // The object's last member is a scalar, so its text ends in exactly one '}'.
+  const parts: SqlExpr[] = [{ kind: 'call', name: 'rtrim', args: [object, param('}')] }];
+  for (const x of expansions) {
+    if (x.count !== undefined) parts.push(param(`,${JSON.stringify(`${x.name}@odata.count`)}:`), { kind: 'call', name: 'coalesce', args: [x.count, { kind: 'constant', value: 0 }] });
+    parts.push(param(`,${JSON.stringify(x.name)}:`), { kind: 'call', name: 'coalesce', args: [x.value, param('null')] });
+  }
+  parts.push(param('}'));
+  return d.concat(parts);
+}

@@ -1,0 +1,122 @@
+/**
+ * The plans of the GET operations: the planned query options, whether the database writes the entity
+ * JSON, and the compiled statements (the page or entity, and the count), cached by request shape
+ * (plan-cache.ts) so that a repeated request only fills in its key, company and clock.
+ */
+import type { EdmModel, EntityType } from '../edm/model.js';
+import type { JsonFormat } from '../core/format.js';
+import type { OperationContext } from '../core/operation-context.js';
+import { compile, type CompiledQuery } from '../sql/compile.js';
+import { sqliteDialect } from '../sql/sqlite-dialect.js';
+import type { SelectNode, SqlExpr, SqlValue } from '../sql/nodes.js';
+import { col, constant, select } from '../sql/build.js';
+import type { StoredValue } from '../edm/values.js';
+import { PlanCache, type PlannedShape } from './plan-cache.js';
+import { sqlJsonMetadata, sqlJsonSupported, type SqlJsonOptions } from './plan-entity-json.js';
+import { planPage, type PagePlan } from './plan-page.js';
+import { planQuery, type PlannedQuery } from './plan-query.js';
+import { planRead, type PathCondition, type ReadPlanInput } from './plan-read.js';
+
+/** What a read runs. */
+export interface ReadPlan {
+  readonly query: PlannedQuery;
+  /** Set when the database writes the entities as JSON text (rows are `[json, key, version, sort values...]`). */
+  readonly json?: SqlJsonOptions;
+  /** The page of a collection, or the one entity. */
+  readonly rows: CompiledQuery;
+  /** `count(*)` of the collection when `$count=true` (collections) or for `$count` requests. */
+  readonly count?: CompiledQuery;
+}
+
+/** What kind of read. */
+export type ReadKind = 'collection' | 'entity' | 'count';
+
+interface CachedRead {
+  readonly query: PlannedQuery;
+  readonly json?: SqlJsonOptions;
+}
+
+const caches = new WeakMap<object, PlanCache<CachedRead>>();
+
+function cacheOf(ctx: OperationContext): PlanCache<CachedRead> {
+  let cache = caches.get(ctx.svc);
+  if (cache === undefined) caches.set(ctx.svc, (cache = new PlanCache<CachedRead>()));
+  return cache;
+}
+
+/** Maps (parameter aliases, custom options) as entry lists, so JSON.stringify keeps them. */
+const keyReplacer = (_: string, v: unknown): unknown => (v instanceof Map ? [...v] : typeof v === 'bigint' ? `${v}n` : v);
+
+/**
+ * The request's shape: everything planning reads except the per-request values. The query options
+ * are taken as the operation received them (not the URL), so conditions the core adds for the caller
+ * (companies and row-scoped sets are filtered per grant) are part of the shape. undefined for
+ * continuation pages, whose skiptoken values shape the SQL.
+ */
+function shapeKey(ctx: OperationContext, kind: ReadKind, type: EntityType, conditions: readonly PathCondition[], format: JsonFormat): string | undefined {
+  if (ctx.options.skiptoken !== undefined) return undefined;
+  const prefer = kind === 'collection' ? (ctx.req.headers['prefer'] ?? '') : '';
+  const head = [kind, type.name, conditions.map((c) => c.property).join(','), format.metadata, format.ieee754Compatible, ctx.links.serviceRootUrl, ctx.links.prefix, prefer];
+  return `${head.join('\n')}\n${JSON.stringify(ctx.options, keyReplacer)}`;
+}
+
+const COUNT_STAR: SqlExpr = { kind: 'call', name: 'count', args: [{ kind: 'star' }] };
+
+/**
+ * `count(*)` of the rows a read selects. A whole company-scoped set (no path condition, no filter) is
+ * counted without the company condition when the database holds one company: every row references an
+ * existing company (foreign key), so the counts are equal, and SQLite counts a table without reading
+ * its rows (10 µs instead of 200 µs for 10,000 rows). Both counts are in one statement (one snapshot).
+ */
+function countStatement(model: EdmModel, type: EntityType, companyId: string | undefined, conditions: readonly PathCondition[], where: ReadPlanInput['where']): CompiledQuery {
+  const plan = planRead({ type, companyId, conditions, where });
+  const filtered: SelectNode = { ...plan, columns: [{ expr: COUNT_STAR, alias: 'n' }], orderBy: [] };
+  if (type.scope !== 'company' || conditions.length > 0 || where !== undefined) return compile(filtered, sqliteDialect);
+  const all = select({ columns: [{ expr: COUNT_STAR }], from: { kind: 'table', table: type.table, alias: 'a' } });
+  const companies = select({ columns: [{ expr: COUNT_STAR, alias: 'c' }], from: { kind: 'table', table: model.company.table, alias: 'c' } });
+  const n: SqlExpr = {
+    kind: 'case',
+    whens: [{ when: { kind: 'binary', operator: '=', left: col('k', 'c'), right: constant(1) }, then: { kind: 'subquery', query: all } }],
+    otherwise: { kind: 'subquery', query: { ...filtered, columns: [{ expr: COUNT_STAR }] } },
+  };
+  return compile(select({ columns: [{ expr: n, alias: 'n' }], from: { kind: 'derived', query: companies, alias: 'k' } }), sqliteDialect);
+}
+
+/** Plans the query options: for the database's JSON writer when it can write `format`, else for the JavaScript writer. */
+function planOptions(ctx: OperationContext, type: EntityType, format: JsonFormat, now: string): CachedRead {
+  const input = { model: ctx.svc.model, type, options: ctx.options, aliases: ctx.options.aliases, now, depth: 0 };
+  const metadata = sqlJsonMetadata(format);
+  if (metadata !== undefined) {
+    const json: SqlJsonOptions = { metadata, links: ctx.links };
+    const query = planQuery({ ...input, json });
+    if (sqlJsonSupported(type, query.read.select, query.expand, metadata)) return { query, json };
+  }
+  return { query: planQuery(input) };
+}
+
+/** The plan of a read of `type` restricted by `conditions`; for collections also its page. */
+export function planReadRequest(ctx: OperationContext, kind: ReadKind, type: EntityType, conditions: readonly PathCondition[], format: JsonFormat): { plan: ReadPlan; page?: PagePlan } {
+  const companyId = ctx.company?.id;
+  const values: SqlValue[] = [new Date().toISOString(), companyId ?? null, ...conditions.map((c) => c.value)];
+  const build = (v: readonly SqlValue[]): PlannedShape<CachedRead> => {
+    const shape = planOptions(ctx, type, format, v[0] as string);
+    const company = companyId === undefined ? undefined : (v[1] as string);
+    const conds = conditions.map((c, i) => ({ property: c.property, value: v[i + 2] as StoredValue }));
+    const { query } = shape;
+    const statements: CompiledQuery[] = [];
+    if (kind === 'collection') {
+      const page = planPage(ctx, type, query);
+      statements.push(compile(planRead({ type, companyId: company, conditions: conds, ...query.read, ...page.read }), sqliteDialect));
+    } else if (kind === 'entity') {
+      statements.push(compile(planRead({ type, companyId: company, conditions: conds, select: query.read.select, extraColumns: query.read.extraColumns, json: query.read.json, limit: 1 }), sqliteDialect));
+    }
+    if (kind === 'count' || query.count) statements.push(countStatement(ctx.svc.model, type, company, conds, query.read.where));
+    return { value: shape, statements };
+  };
+  const key = shapeKey(ctx, kind, type, conditions, format);
+  const planned = key === undefined ? build(values) : cacheOf(ctx).get(key, values, build);
+  const { query, json } = planned.value;
+  const [first, second] = planned.statements as [CompiledQuery, CompiledQuery | undefined];
+  const plan: ReadPlan = kind === 'count' ? { query, json, rows: first, count: first } : { query, json, rows: first, count: second };
+  return kind === 'collection' ? { plan, page: planPage(ctx, type, query) } : { plan };
+}
