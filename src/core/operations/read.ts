@@ -33,12 +33,15 @@ export function expandShapes(plans: readonly ExpandPlan[]): ExpandShape[] {
 
 /** The `$select`/`$expand` part of a context URL (4.0 form: expanded navigations without parentheses, as Power Query requires). */
 export function contextSelect(q: PlannedQuery): string[] | undefined {
-  const nested = (plans: readonly ExpandPlan[]): string[] =>
-    plans.flatMap((p) => {
-      const inner = [...(p.selectList ?? []), ...nested(p.expand)];
-      return p.selectList !== undefined || p.expand.length > 0 ? [`${p.nav.name}(${inner.join(',')})`] : q.selectList !== undefined ? [p.nav.name] : [];
-    });
-  const parts = [...(q.selectList ?? []), ...nested(q.expand)];
+  // Each level consults its own $select: a navigation is listed bare only when its parent has one.
+  const list = (selectList: readonly string[] | undefined, plans: readonly ExpandPlan[]): string[] => [
+    ...(selectList ?? []),
+    ...plans.flatMap((p) => {
+      const inner = list(p.selectList, p.expand);
+      return inner.length > 0 ? [`${p.nav.name}(${inner.join(',')})`] : selectList !== undefined ? [p.nav.name] : [];
+    }),
+  ];
+  const parts = list(q.selectList, q.expand);
   return parts.length === 0 ? undefined : parts;
 }
 
