@@ -33,6 +33,13 @@ class SqlWriter {
     this.text += this.dialect.placeholder(this.params.length);
     this.params.push(typeof value === 'boolean' ? this.dialect.booleanValue(value) : value);
   }
+  /** Writes the items separated by ", ". */
+  list<T>(items: readonly T[], each: (item: T) => void): void {
+    items.forEach((item, i) => {
+      if (i > 0) this.text += ', ';
+      each(item);
+    });
+  }
 }
 
 function writeStatement(w: SqlWriter, node: StatementNode): void {
@@ -43,23 +50,16 @@ function writeStatement(w: SqlWriter, node: StatementNode): void {
       w.write('INSERT INTO ');
       w.ident(node.table);
       w.write(' (');
-      node.columns.forEach((c, i) => {
-        if (i > 0) w.write(', ');
-        w.ident(c);
-      });
+      w.list(node.columns, (c) => w.ident(c));
       w.write(') VALUES (');
-      node.values.forEach((v, i) => {
-        if (i > 0) w.write(', ');
-        writeExpr(w, v);
-      });
+      w.list(node.values, (v) => writeExpr(w, v));
       w.write(')');
       return;
     case 'update':
       w.write('UPDATE ');
       w.ident(node.table);
       w.write(' SET ');
-      node.set.forEach((s, i) => {
-        if (i > 0) w.write(', ');
+      w.list(node.set, (s) => {
         w.ident(s.column);
         w.write(' = ');
         writeExpr(w, s.value);
@@ -81,8 +81,7 @@ function writeStatement(w: SqlWriter, node: StatementNode): void {
 function writeSelect(w: SqlWriter, s: SelectNode): void {
   w.write('SELECT ');
   if (s.columns.length === 0) w.write('*');
-  s.columns.forEach((c, i) => {
-    if (i > 0) w.write(', ');
+  w.list(s.columns, (c) => {
     writeExpr(w, c.expr);
     if (c.alias !== undefined) {
       w.write(' AS ');
@@ -103,8 +102,7 @@ function writeSelect(w: SqlWriter, s: SelectNode): void {
   }
   if (s.orderBy.length > 0) {
     w.write(' ORDER BY ');
-    s.orderBy.forEach((o, i) => {
-      if (i > 0) w.write(', ');
+    w.list(s.orderBy, (o) => {
       writeExpr(w, o.expr);
       w.write(` ${o.direction}`);
     });
@@ -183,18 +181,12 @@ function writeExpr(w: SqlWriter, e: SqlExpr): void {
       w.write('(');
       writeExpr(w, e.operand);
       w.write(e.negated ? ' NOT IN (' : ' IN (');
-      e.items.forEach((item, i) => {
-        if (i > 0) w.write(', ');
-        writeExpr(w, item);
-      });
+      w.list(e.items, (item) => writeExpr(w, item));
       w.write('))');
       return;
     case 'call':
       w.write(`${e.name}(`);
-      e.args.forEach((a, i) => {
-        if (i > 0) w.write(', ');
-        writeExpr(w, a);
-      });
+      w.list(e.args, (a) => writeExpr(w, a));
       w.write(')');
       return;
     case 'case':
