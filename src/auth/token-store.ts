@@ -36,7 +36,8 @@ export class TokenStore {
   verify(token: string, now = new Date()): { ok: true; userId: string } | { ok: false; reason: string } {
     const m = TOKEN.exec(token);
     if (m === null) return { ok: false, reason: 'malformed token' };
-    const row = this.db.raw.prepare(`SELECT "userId", "secretHash", "expiresAt", "revokedAt" FROM "_tokens" WHERE "tokenId" = ?`).get(m[1]) as
+    // Every request verifies a token: the statement comes from the connection's cache.
+    const row = this.db.get({ sql: `SELECT "userId", "secretHash", "expiresAt", "revokedAt" FROM "_tokens" WHERE "tokenId" = ?`, params: [m[1] ?? ''] }) as
       | { userId: string; secretHash: Buffer; expiresAt: string | null; revokedAt: string | null }
       | undefined;
     // Compare even when the id is unknown, so timing does not tell which part was wrong.

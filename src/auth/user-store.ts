@@ -57,14 +57,14 @@ export class UserStore {
 
   /** A user, or undefined. */
   user(userId: string): UserRecord | undefined {
-    return this.db.raw.prepare(`SELECT "userId", "email", "defaultCompanyId" FROM "_users" WHERE "userId" = ?`).get(userId.trim().toUpperCase()) as UserRecord | undefined;
+    return this.db.get({ sql: `SELECT "userId", "email", "defaultCompanyId" FROM "_users" WHERE "userId" = ?`, params: [userId.trim().toUpperCase()] }) as UserRecord | undefined;
   }
 
   /** A user found by id or e-mail (JWT claims may carry either). */
   findByIdOrEmail(value: string): UserRecord | undefined {
     return (
       this.user(value) ??
-      (this.db.raw.prepare(`SELECT "userId", "email", "defaultCompanyId" FROM "_users" WHERE lower("email") = lower(?)`).get(value) as UserRecord | undefined)
+      (this.db.get({ sql: `SELECT "userId", "email", "defaultCompanyId" FROM "_users" WHERE lower("email") = lower(?)`, params: [value] }) as UserRecord | undefined)
     );
   }
 
@@ -98,7 +98,7 @@ export class UserStore {
 
   /** The grants of a user: company id → permission sets. */
   grants(userId: string): Map<string, Set<string>> {
-    const rows = this.db.raw.prepare(`SELECT "companyId", "permissionSet" FROM "_grants" WHERE "userId" = ?`).all(userId) as { companyId: string; permissionSet: string }[];
+    const rows = this.db.all({ sql: `SELECT "companyId", "permissionSet" FROM "_grants" WHERE "userId" = ?`, params: [userId] }) as { companyId: string; permissionSet: string }[];
     const out = new Map<string, Set<string>>();
     for (const r of rows) {
       let s = out.get(r.companyId);
