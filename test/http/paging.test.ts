@@ -102,9 +102,10 @@ test('following nextLinks over 100,000 rows returns each row exactly once, also 
 
 test('$expand two levels deep over 500 parents runs a constant number of statements', async () => {
   const db = t.service.db;
-  const measure = async (top: number): Promise<number> => {
+  const measure = async (top: number, expand: boolean): Promise<number> => {
     const before = db.statementCount;
-    const r = await t.call('GET', `/engChangeNoticeComments?$top=${top}&$expand=engChangeNotice($expand=engChangeNoticeBOMLines,engChangeNoticeComments)`.replace('/engChangeNoticeComments', `/companies(${company})/engChangeNoticeComments`));
+    const query = `$top=${top}${expand ? '&$expand=engChangeNotice($expand=engChangeNoticeBOMLines,engChangeNoticeComments)' : ''}`;
+    const r = await t.call('GET', `/companies(${company})/engChangeNoticeComments?${query}`);
     expect(r.status).toBe(200);
     expect(r.json.value.length).toBeGreaterThan(0);
     return db.statementCount - before;
@@ -112,8 +113,10 @@ test('$expand two levels deep over 500 parents runs a constant number of stateme
   // 500 parents: make enough comments exist.
   const ecn = (await t.call('GET', '/engChangeNotices?$top=1')).json.value[0];
   for (let i = 0; i < 500; i++) await t.call('POST', `/engChangeNotices(${ecn.id})/engChangeNoticeComments`, { body: { comment: `c${i}` } });
-  const one = await measure(1);
-  const many = await measure(500);
-  expect(many).toBe(one);
-  expect(many).toBeLessThanOrEqual(3);
+  const plain = await measure(500, false);
+  const one = await measure(1, true);
+  const many = await measure(500, true);
+  // The expansions live inside the page's statement: the same count as without $expand, for 1 or 500 parents.
+  expect(one).toBe(plain);
+  expect(many).toBe(plain);
 }, 60_000);
