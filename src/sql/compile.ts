@@ -109,12 +109,12 @@ function writeSelect(w: SqlWriter, s: SelectNode): void {
   }
   if (s.limit !== undefined) {
     w.write(' LIMIT ');
-    writeExpr(w, s.limit);
+    writeExpr(w, w.dialect.rowLimit(s.limit));
   }
   if (s.offset !== undefined) {
     if (s.limit === undefined) w.write(' LIMIT -1');
     w.write(' OFFSET ');
-    writeExpr(w, s.offset);
+    writeExpr(w, w.dialect.rowLimit(s.offset));
   }
 }
 

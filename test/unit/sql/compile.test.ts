@@ -23,7 +23,7 @@ describe('compile', () => {
       limit: param(10),
     });
     const q = compile(node, sqliteDialect);
-    expect(q.sql).toBe('SELECT "t0"."id" AS "id" FROM "item" AS "t0" WHERE (("t0"."qty" > ?) AND ("t0"."name" = ?)) ORDER BY "t0"."id" ASC LIMIT ?');
+    expect(q.sql).toBe('SELECT "t0"."id" AS "id" FROM "item" AS "t0" WHERE (("t0"."qty" > ?) AND ("t0"."name" = ?)) ORDER BY "t0"."id" ASC LIMIT CAST(? AS INTEGER)');
     expect(q.params).toEqual([1, "O'Brien", 10]);
     expect(run(node)).toEqual([]);
     expect(run({ ...node, where: eq(col('t0', 'name'), param("O'Brien")) })).toEqual([{ id: 'a' }]);
@@ -56,7 +56,7 @@ describe('compile', () => {
   test('booleans bind as 0/1; offset without limit gets LIMIT -1', () => {
     const node = select({ columns: [{ expr: col('t', 'id'), alias: 'id' }], from: { kind: 'table', table: 'item', alias: 't' }, where: eq(param(true), constant(1)), orderBy: [{ expr: col('t', 'id'), direction: 'DESC' }], offset: param(1) });
     const q = compile(node, sqliteDialect);
-    expect(q.sql).toBe('SELECT "t"."id" AS "id" FROM "item" AS "t" WHERE (? = 1) ORDER BY "t"."id" DESC LIMIT -1 OFFSET ?');
+    expect(q.sql).toBe('SELECT "t"."id" AS "id" FROM "item" AS "t" WHERE (? = 1) ORDER BY "t"."id" DESC LIMIT -1 OFFSET CAST(? AS INTEGER)');
     expect(q.params).toEqual([1, 1]);
     expect(run(node)).toEqual([{ id: 'b' }, { id: 'a' }]);
   });
