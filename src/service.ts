@@ -27,6 +27,7 @@ import { createAuthTables } from './db/auth-tables.js';
 import { UserStore } from './auth/user-store.js';
 import { TokenStore } from './auth/token-store.js';
 import { Authenticator } from './auth/authenticator.js';
+import { AccessCache } from './auth/access-cache.js';
 
 /** A running service instance. */
 export interface Service {
@@ -79,6 +80,7 @@ export function createService(options: ServiceOptions, rules: readonly EntityHoo
   const users = new UserStore(db, model);
   const hookOutbound = new OutboundClient({ allowPrivate: options.webhooks.allowPrivate, timeoutMs: options.webhooks.handshakeTimeoutMs, maxSockets: 4 });
   const tokens = new TokenStore(db);
+  const access = new AccessCache(db);
   const context: ServiceContext = {
     model,
     db,
@@ -90,7 +92,8 @@ export function createService(options: ServiceOptions, rules: readonly EntityHoo
     hooks,
     users,
     tokens,
-    authenticator: new Authenticator(users, tokens, options.jwt, log),
+    authenticator: new Authenticator(users, tokens, access, options.jwt, log),
+    access,
     publicMetadata: options.publicMetadata,
     outbound: hookOutbound,
     callTimeoutMs: options.webhooks.handshakeTimeoutMs,

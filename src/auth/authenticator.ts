@@ -9,6 +9,7 @@ import type { Principal } from '../core/request.js';
 import { JwtVerifier, type JwtSettings } from './jwt-verifier.js';
 import type { TokenStore } from './token-store.js';
 import type { UserStore } from './user-store.js';
+import type { AccessCache, VerifiedToken } from './access-cache.js';
 
 /** Authenticates requests. */
 export class Authenticator {
@@ -17,6 +18,7 @@ export class Authenticator {
   constructor(
     private readonly users: UserStore,
     private readonly tokens: TokenStore,
+    private readonly cache: AccessCache,
     jwt: JwtSettings | undefined,
     private readonly log: Logger,
   ) {
@@ -36,10 +38,19 @@ export class Authenticator {
     if (m === null) return fail('not a bearer token', false, 'The server has rejected the client credentials: only the Bearer scheme is accepted.');
     const token = m[1] as string;
     let userKey: string | undefined;
+    this.cache.refresh();
     if (token.startsWith('ecn_')) {
-      const r = this.tokens.verify(token);
-      if (!r.ok) return fail(r.reason, true, `The server has rejected the client credentials (${r.reason}).`);
-      userKey = r.userId;
+      let failure = 'unknown token';
+      const verified = this.cache.token(token, (): VerifiedToken | undefined => {
+        const r = this.tokens.verify(token);
+        if (r.ok) return { userId: r.userId, expiresAtMs: r.expiresAt === null ? undefined : Date.parse(r.expiresAt) };
+        failure = r.reason;
+        return undefined;
+      });
+      if (verified === undefined) return fail(failure, true, `The server has rejected the client credentials (${failure}).`);
+      // A cached token expires like a stored one.
+      if (verified.expiresAtMs !== undefined && verified.expiresAtMs <= Date.now()) return fail('expired token', true, 'The server has rejected the client credentials (expired token).');
+      userKey = verified.userId;
     } else if (this.jwt !== undefined && JwtVerifier.looksLikeJwt(token)) {
       const r = await this.jwt.verify(token);
       if (!r.ok) return fail(r.reason, true, `The server has rejected the client credentials (${r.reason}).`);
@@ -47,8 +58,11 @@ export class Authenticator {
     } else {
       return fail('unrecognised token', true, 'The server has rejected the client credentials (unrecognised token).');
     }
-    const user = this.users.findByIdOrEmail(userKey);
-    if (user === undefined) return fail('unknown user', true, 'The server has rejected the client credentials (the user is not known to this service).');
-    return this.users.principal(user);
+    const principal = this.cache.principal(userKey, () => {
+      const user = this.users.findByIdOrEmail(userKey);
+      return user === undefined ? null : this.users.principal(user);
+    });
+    if (principal === null) return fail('unknown user', true, 'The server has rejected the client credentials (the user is not known to this service).');
+    return principal;
   }
 }

@@ -33,7 +33,7 @@ export class TokenStore {
   }
 
   /** The user id of a valid token, or why it is not valid. */
-  verify(token: string, now = new Date()): { ok: true; userId: string } | { ok: false; reason: string } {
+  verify(token: string, now = new Date()): { ok: true; userId: string; expiresAt: string | null } | { ok: false; reason: string } {
     const m = TOKEN.exec(token);
     if (m === null) return { ok: false, reason: 'malformed token' };
     // Every request verifies a token: the statement comes from the connection's cache.
@@ -47,7 +47,7 @@ export class TokenStore {
     if (row === undefined || !equal) return { ok: false, reason: 'unknown token' };
     if (row.revokedAt !== null) return { ok: false, reason: 'revoked token' };
     if (row.expiresAt !== null && row.expiresAt <= now.toISOString()) return { ok: false, reason: 'expired token' };
-    return { ok: true, userId: row.userId };
+    return { ok: true, userId: row.userId, expiresAt: row.expiresAt };
   }
 
   /** Revokes one token (by its text or id) or every token of a user; returns how many. */

@@ -10,14 +10,15 @@ import { col, eq, param, select } from '../sql/build.js';
 import type { CompanyRef } from '../uri/bound-path.js';
 import type { Principal } from './request.js';
 import type { ServiceContext } from './service-context.js';
+import type { CompanyIdentity } from '../auth/access-cache.js';
 
-/** A company row's identity. */
-export interface CompanyIdentity {
-  readonly id: string;
-  readonly name: string;
-}
+export type { CompanyIdentity };
 
 function findCompany(svc: ServiceContext, idOrName: string): CompanyIdentity | undefined {
+  return svc.access.company(idOrName, () => loadCompany(svc, idOrName) ?? null) ?? undefined;
+}
+
+function loadCompany(svc: ServiceContext, idOrName: string): CompanyIdentity | undefined {
   const c = svc.model.company;
   const byId = GUID.test(idOrName);
   const query = select({

@@ -8,6 +8,7 @@ import type { EdmModel } from '../edm/model.js';
 import type { BodyValidator } from '../validation/validate-body.js';
 import type { HookRegistry } from '../hooks/registry.js';
 import type { Authenticator } from '../auth/authenticator.js';
+import type { AccessCache } from '../auth/access-cache.js';
 import type { UserStore } from '../auth/user-store.js';
 import type { TokenStore } from '../auth/token-store.js';
 import type { OutboundHttp } from '../events/outbound.js';
@@ -29,6 +30,8 @@ export interface ServiceContext {
   readonly hooks: HookRegistry;
   /** Bearer-token authentication (opaque tokens, JWTs). */
   readonly authenticator: Authenticator;
+  /** Tokens, principals and companies between requests (refreshed by the authenticator on each request). */
+  readonly access: AccessCache;
   readonly users: UserStore;
   readonly tokens: TokenStore;
   /** The service document and $metadata need no token. */

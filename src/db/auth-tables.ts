@@ -1,6 +1,8 @@
 /**
  * The framework's own tables for authentication, outside the OData model: users, their per-company
- * permission-set grants, and opaque API tokens (only a hash of each secret is stored).
+ * permission-set grants, and opaque API tokens (only a hash of each secret is stored); and the access
+ * version, which triggers raise on every change to those tables or to the companies, so that the
+ * in-memory access cache (auth/access-cache.ts) knows when to forget, whichever connection wrote.
  */
 import type { Database } from './database.js';
 
@@ -29,5 +31,15 @@ export function createAuthTables(db: Database, companyTable: string): void {
       "revokedAt" TEXT
     ) STRICT;
     CREATE INDEX IF NOT EXISTS "_tokens_ix_userId" ON "_tokens"("userId");
+    CREATE TABLE IF NOT EXISTS "_accessVersion" ("id" INTEGER NOT NULL PRIMARY KEY CHECK ("id" = 1), "version" INTEGER NOT NULL) STRICT;
+    INSERT OR IGNORE INTO "_accessVersion" ("id", "version") VALUES (1, 0);
   `);
+  for (const [name, table] of [['users', '"_users"'], ['grants', '"_grants"'], ['tokens', '"_tokens"'], ['companies', company]] as const) {
+    for (const event of ['INSERT', 'UPDATE', 'DELETE']) {
+      db.exec(
+        `CREATE TRIGGER IF NOT EXISTS "_access_${name}_${event.toLowerCase()}" AFTER ${event} ON ${table} ` +
+          'BEGIN UPDATE "_accessVersion" SET "version" = "version" + 1 WHERE "id" = 1; END;',
+      );
+    }
+  }
 }

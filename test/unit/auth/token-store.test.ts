@@ -12,7 +12,7 @@ afterEach(() => s.close());
 test('an issued token verifies to its user and only a hash is stored', () => {
   const { token } = s.tokens.issue('ALICE');
   expect(token).toMatch(/^ecn_[0-9a-f]{16}_[A-Za-z0-9_-]{43}$/);
-  expect(s.tokens.verify(token)).toEqual({ ok: true, userId: 'ALICE' });
+  expect(s.tokens.verify(token)).toEqual({ ok: true, userId: 'ALICE', expiresAt: null });
   const stored = JSON.stringify(s.db.raw.prepare('SELECT * FROM "_tokens"').all());
   expect(stored).not.toContain(token.slice(21));
 });

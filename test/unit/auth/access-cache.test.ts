@@ -1,0 +1,80 @@
+/**
+ * The access cache: a second request with the same token reads only the access version, and every
+ * change to users, grants, tokens or companies, from this connection or another one (the command line
+ * is another process), is seen by the next request.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { startTestService, type TestService } from '../../helpers/test-service.js';
+
+let dir: string;
+let t: TestService;
+let other: BetterSqlite3.Database;
+let cronus: string;
+
+beforeEach(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'access-cache-'));
+  t = startTestService({ dbFile: path.join(dir, 'db.sqlite') });
+  other = new BetterSqlite3(path.join(dir, 'db.sqlite'));
+  cronus = t.companyIds[0] as string;
+});
+
+afterEach(() => {
+  other.close();
+  t.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const url = (): string => `/companies(${cronus})/engChangeNotices?$top=1&$select=number`;
+
+test('a repeated request runs one access statement (the version) before its own read', async () => {
+  const token = t.token('KLEE');
+  expect((await t.call('GET', url(), { token })).status).toBe(200);
+  const before = t.service.db.statementCount;
+  expect((await t.call('GET', url(), { token })).status).toBe(200);
+  // the version check and the page itself
+  expect(t.service.db.statementCount - before).toBe(2);
+});
+
+test('a token revoked by another connection is refused on the next request', async () => {
+  const token = t.token('KLEE');
+  expect((await t.call('GET', url(), { token })).status).toBe(200);
+  const tokenId = token.split('_')[1];
+  other.prepare(`UPDATE "_tokens" SET "revokedAt" = ? WHERE "tokenId" = ?`).run(new Date().toISOString(), tokenId);
+  const r = await t.call('GET', url(), { token });
+  expect(r.status).toBe(401);
+  expect(r.json.error.message).toContain('revoked token');
+});
+
+test('a cached token still expires on time', async () => {
+  const token = t.token('KLEE', 300);
+  expect((await t.call('GET', url(), { token })).status).toBe(200);
+  await new Promise((r) => setTimeout(r, 350));
+  const r = await t.call('GET', url(), { token });
+  expect(r.status).toBe(401);
+  expect(r.json.error.message).toContain('expired token');
+});
+
+test('grants and revocations by another connection apply to the next request', async () => {
+  const token = t.token('KLEE');
+  const patch = (): Promise<{ status: number }> =>
+    t.call('GET', `/companies(${cronus})/engChangeNotices?$top=1&$select=id`, { token }).then((r) =>
+      t.call('PATCH', `/companies(${cronus})/engChangeNotices(${r.json.value[0].id})`, { token, body: { drawingNumber: 'D-1' }, headers: { 'if-match': '*' } }),
+    );
+  expect((await patch()).status).toBe(403);
+  other.prepare(`INSERT INTO "_grants" ("userId", "companyId", "permissionSet") VALUES ('KLEE', ?, 'ECN-WRITE')`).run(cronus);
+  expect((await patch()).status).toBe(200);
+  other.prepare(`DELETE FROM "_grants" WHERE "userId" = 'KLEE'`).run();
+  const r = await t.call('GET', url(), { token });
+  expect(r.status).toBe(401);
+  expect(r.json.error.code).toBe('Authorization_CompanyAccessDenied');
+});
+
+test('a company renamed or removed by another connection is seen by the next request', async () => {
+  expect((await t.call('GET', `/engChangeNotices?company=CRONUS&$top=1&$select=number`)).status).toBe(200);
+  other.prepare(`UPDATE "companies" SET "name" = 'CRONUS-RENAMED' WHERE "id" = ?`).run(cronus);
+  expect((await t.call('GET', `/engChangeNotices?company=CRONUS&$top=1&$select=number`)).status).toBe(400);
+  expect((await t.call('GET', `/engChangeNotices?company=CRONUS-RENAMED&$top=1&$select=number`)).status).toBe(200);
+});
