@@ -6,6 +6,7 @@
 import { HIDDEN_COLUMNS, type EdmModel, type EntityType, type Property } from '../edm/model.js';
 import { sqliteDialect } from '../sql/sqlite-dialect.js';
 import { sqliteColumnType } from './column-types.js';
+import { rowCountersOf } from './row-counters.js';
 
 const q = (name: string): string => sqliteDialect.quoteIdentifier(name);
 
@@ -82,6 +83,7 @@ export function columnDefs(model: EdmModel, type: EntityType): ColumnDef[] {
     }
   }
   defs.push({ name: HIDDEN_COLUMNS.version, sql: `${q(HIDDEN_COLUMNS.version)} INTEGER NOT NULL DEFAULT 0`, addable: true });
+  for (const c of rowCountersOf(type)) defs.push({ name: c.column, sql: `${q(c.column)} INTEGER NOT NULL DEFAULT 0`, addable: true });
   if (type.secret !== undefined) defs.push({ name: HIDDEN_COLUMNS.secret, sql: `${q(HIDDEN_COLUMNS.secret)} TEXT`, addable: true });
   return defs;
 }

@@ -1,11 +1,12 @@
 /**
  * Brings a database in line with the model at start-up: creates missing tables, adds missing columns
  * (nullable ones, or ones with a constant default), creates missing indexes. Never drops anything, so
- * a restart with a new entity or field keeps every row.
+ * a restart with a new entity or field keeps every row. Then the related-row counters (row-counters.ts).
  */
 import type { EdmModel } from '../edm/model.js';
 import { columnDefs, createIndexSql, createTableSql } from './ddl.js';
 import type { Database } from './database.js';
+import { maintainRowCounters } from './row-counters.js';
 
 /** A change the model asks for that cannot be applied without losing data or guessing values. */
 export class MigrationError extends Error {}
@@ -14,11 +15,13 @@ export class MigrationError extends Error {}
 export interface MigrationReport {
   readonly createdTables: string[];
   readonly addedColumns: string[];
+  /** Related-row counters (re)built from the rows: new, or changed in the model. */
+  readonly recountedCounters: string[];
 }
 
 /** Creates or extends the tables of the model; all in one transaction. */
 export function migrate(db: Database, model: EdmModel): MigrationReport {
-  const report: MigrationReport = { createdTables: [], addedColumns: [] };
+  const report: MigrationReport = { createdTables: [], addedColumns: [], recountedCounters: [] };
   const ordered = [model.company, ...model.entityTypes.filter((t) => t !== model.company)];
   db.transaction(() => {
     for (const type of ordered) {
@@ -42,6 +45,7 @@ export function migrate(db: Database, model: EdmModel): MigrationReport {
       }
       for (const sql of createIndexSql(model, type)) db.exec(sql);
     }
+    report.recountedCounters.push(...maintainRowCounters(db, model));
   });
   return report;
 }

@@ -69,7 +69,8 @@ export type DefaultValue =
   | { readonly kind: 'nextLineNo'; readonly groupBy: string };
 
 /**
- * A value computed on every read, never stored (SQL expressions built by the planner).
+ * A value computed on read (SQL expressions built by the planner); `exists` reads a related-row count
+ * that triggers keep in a hidden column (counterColumn).
  * Paths are navigation names followed by a property name, e.g. ['changeReason', 'description'].
  */
 export type ComputedValue =
@@ -322,3 +323,11 @@ export const HIDDEN_COLUMNS = {
   /** The per-row secret of a type that declares one (never part of a read). */
   secret: '_secret',
 } as const;
+
+/**
+ * The hidden column counting the related rows of a collection-valued navigation, kept by triggers for
+ * `exists` computed properties (db/row-counters.ts), so a read tests a column instead of a subquery.
+ */
+export function counterColumn(navigation: string): string {
+  return `_count_${navigation}`;
+}

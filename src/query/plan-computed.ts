@@ -1,8 +1,9 @@
 /**
  * SQL for properties computed on read (model `ComputedValue`): lookups through single-valued
- * navigations, existence of related rows, and the first non-empty of several lookups.
+ * navigations, existence of related rows (a maintained count, db/row-counters.ts), and the first
+ * non-empty of several lookups.
  */
-import type { ComputedValue, EntityType } from '../edm/model.js';
+import { counterColumn, type ComputedValue, type EntityType } from '../edm/model.js';
 import { col, constant, param } from '../sql/build.js';
 import type { SqlExpr } from '../sql/nodes.js';
 import { assertNever } from '../util/assert-never.js';
@@ -14,12 +15,9 @@ export function computedExpr(type: EntityType, alias: string, computed: Computed
   switch (computed.kind) {
     case 'lookup':
       return lookupExpr(type, alias, computed.path, aliases);
-    case 'exists': {
-      const nav = type.navigationByName.get(computed.navigation);
-      if (nav === undefined) throw new Error(`unknown navigation ${computed.navigation}`);
-      const query = correlatedTarget(nav, alias, aliases, () => [{ expr: constant(1) }]);
-      return { kind: 'exists', query, negated: false };
-    }
+    case 'exists':
+      // The count that db/row-counters.ts keeps; never NULL, so the test is 0 or 1 like EXISTS.
+      return { kind: 'binary', operator: '>', left: col(alias, counterColumn(computed.navigation)), right: constant(0) };
     case 'firstNonEmpty': {
       const args: SqlExpr[] = computed.paths.map((p) => ({
         kind: 'call',
