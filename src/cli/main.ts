@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=4 --max-old-space-size=256
 /**
  * The `ecn-odata` command: `serve` and `seed`. Usage errors print one line and exit 2; a bad model or
  * database prints its problems and exits 1; nothing prints a stack trace.

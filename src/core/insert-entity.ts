@@ -13,6 +13,7 @@ import { applyDefaults } from './apply-defaults.js';
 import { checkReferences, checkRequired, checkUnique, type RowValues } from './write-checks.js';
 import { readRow } from './resolve-path.js';
 import { assignRowSecret } from './row-secret.js';
+import { formatEtag } from '../serialize/etag.js';
 import type { ServiceContext } from './service-context.js';
 
 /** Who writes and when. */
@@ -21,10 +22,13 @@ export interface WriteStamp {
   readonly now: Date;
 }
 
-/** Sets the auto-modified properties and a new row version on a row being written. */
+/** Sets the auto-modified properties, a new row version and its stored ETag on a row being written. */
 export function stampRow(svc: ServiceContext, type: EntityType, row: RowValues, now: Date): void {
   for (const p of type.properties) if (p.autoModified) row.set(p.name, now.toISOString());
-  row.set(HIDDEN_COLUMNS.version, svc.nextVersion());
+  const version = svc.nextVersion();
+  row.set(HIDDEN_COLUMNS.version, version);
+  row.set(HIDDEN_COLUMNS.etag, formatEtag(version));
+  row.set(HIDDEN_COLUMNS.etagVersion, version);
 }
 
 /** Fills defaults (and the row secret), stamps the row and runs the model's checks (the part of an insert before hooks see the row). */

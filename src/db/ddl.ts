@@ -83,6 +83,8 @@ export function columnDefs(model: EdmModel, type: EntityType): ColumnDef[] {
     }
   }
   defs.push({ name: HIDDEN_COLUMNS.version, sql: `${q(HIDDEN_COLUMNS.version)} INTEGER NOT NULL DEFAULT 0`, addable: true });
+  defs.push({ name: HIDDEN_COLUMNS.etag, sql: `${q(HIDDEN_COLUMNS.etag)} TEXT`, addable: true });
+  defs.push({ name: HIDDEN_COLUMNS.etagVersion, sql: `${q(HIDDEN_COLUMNS.etagVersion)} INTEGER`, addable: true });
   for (const c of rowCountersOf(type)) defs.push({ name: c.column, sql: `${q(c.column)} INTEGER NOT NULL DEFAULT 0`, addable: true });
   if (type.secret !== undefined) defs.push({ name: HIDDEN_COLUMNS.secret, sql: `${q(HIDDEN_COLUMNS.secret)} TEXT`, addable: true });
   return defs;

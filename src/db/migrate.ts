@@ -1,12 +1,14 @@
 /**
  * Brings a database in line with the model at start-up: creates missing tables, adds missing columns
  * (nullable ones, or ones with a constant default), creates missing indexes. Never drops anything, so
- * a restart with a new entity or field keeps every row. Then the related-row counters (row-counters.ts).
+ * a restart with a new entity or field keeps every row. Then the related-row counters (row-counters.ts)
+ * and the stored ETags (stored-etags.ts).
  */
 import type { EdmModel } from '../edm/model.js';
 import { columnDefs, createIndexSql, createTableSql } from './ddl.js';
 import type { Database } from './database.js';
 import { maintainRowCounters } from './row-counters.js';
+import { stampStoredEtags } from './stored-etags.js';
 
 /** A change the model asks for that cannot be applied without losing data or guessing values. */
 export class MigrationError extends Error {}
@@ -17,11 +19,15 @@ export interface MigrationReport {
   readonly addedColumns: string[];
   /** Related-row counters (re)built from the rows: new, or changed in the model. */
   readonly recountedCounters: string[];
+  /** Rows per table whose stored ETag was missing or stale (written by something else than this service). */
+  readonly stampedEtags: Record<string, number>;
 }
 
 /** Creates or extends the tables of the model; all in one transaction. */
 export function migrate(db: Database, model: EdmModel): MigrationReport {
-  const report: MigrationReport = { createdTables: [], addedColumns: [], recountedCounters: [] };
+  let stampedEtags: Record<string, number> = {};
+  const recountedCounters: string[] = [];
+  const report = { createdTables: [] as string[], addedColumns: [] as string[] };
   const ordered = [model.company, ...model.entityTypes.filter((t) => t !== model.company)];
   db.transaction(() => {
     for (const type of ordered) {
@@ -45,7 +51,8 @@ export function migrate(db: Database, model: EdmModel): MigrationReport {
       }
       for (const sql of createIndexSql(model, type)) db.exec(sql);
     }
-    report.recountedCounters.push(...maintainRowCounters(db, model));
+    recountedCounters.push(...maintainRowCounters(db, model));
+    stampedEtags = stampStoredEtags(db, model);
   });
-  return report;
+  return { ...report, recountedCounters, stampedEtags };
 }

@@ -6,7 +6,7 @@
  * Formats the database cannot write byte-identically (metadata=full, IEEE754Compatible, media links
  * of entities with string keys) stay with the JavaScript writer: see `sqlJsonSupported`.
  */
-import type { EntityType, Property } from '../edm/model.js';
+import { HIDDEN_COLUMNS, type EntityType, type Property } from '../edm/model.js';
 import type { JsonFormat } from '../core/format.js';
 import type { EntityLinkBase } from '../serialize/entity-json.js';
 import { param } from '../sql/build.js';
@@ -85,13 +85,18 @@ function valueExpr(p: Property, e: SqlExpr): SqlExpr {
   }
 }
 
+/** The ETag of a row: its stored text (db/stored-etags.ts) when the version is a table column, as it is in reads. */
+function etagExpr(version: SqlExpr): SqlExpr {
+  if (version.kind !== 'column') return sqliteDialect.rowEtag(version);
+  const sibling = (column: string): SqlExpr => ({ kind: 'column', table: version.table, column });
+  return sqliteDialect.rowEtag(version, { etag: sibling(HIDDEN_COLUMNS.etag), etagVersion: sibling(HIDDEN_COLUMNS.etagVersion) });
+}
+
 /**
  * The JSON text of one entity: `columns` are the row's entity columns as planRead's entityColumns
  * makes them (aliased by property name, plus the version), `expansions` the expanded navigations.
  * Member order as entityToJson: `@odata.etag`, properties in model order (media as link annotations),
- * then per expansion its count and its value. With `etag: false` the `@odata.etag` member is left to
- * the caller (withEtagMember): the top level of a read, where JavaScript writes it for less than the
- * database's call of odata_etag costs.
+ * then per expansion its count and its value.
  */
 export function entityJsonExpr(
   type: EntityType,
@@ -99,7 +104,6 @@ export function entityJsonExpr(
   opts: SqlJsonOptions,
   select: ReadonlySet<string> | undefined,
   expansions: readonly JsonExpansion[],
-  etag: boolean,
 ): SqlExpr {
   const d = sqliteDialect;
   const byAlias = new Map(columns.flatMap((c) => (c.alias === undefined ? [] : [[c.alias, c.expr] as const])));
@@ -110,7 +114,7 @@ export function entityJsonExpr(
   };
   const members: { key: string; value: SqlExpr; json: boolean }[] = [];
   const minimal = opts.metadata === 'minimal';
-  if (minimal && etag) members.push({ key: '@odata.etag', value: d.rowEtag(column(VERSION_ALIAS)), json: false });
+  if (minimal) members.push({ key: '@odata.etag', value: etagExpr(column(VERSION_ALIAS)), json: false });
   const url = (suffix: string): SqlExpr => d.concat([param(`${opts.links.serviceRootUrl}/${opts.links.prefix}${type.entitySet}(`), column(type.key.name), param(`)/${suffix}`)]);
   for (const p of type.properties) {
     if (!included(p, type, select)) continue;

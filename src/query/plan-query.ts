@@ -87,11 +87,8 @@ function defaultOrder(type: EntityType): PlannedQuery['orderBy'] {
   });
 }
 
-/**
- * The entity JSON builder of a planned level: its columns, selection and expansions (see
- * plan-entity-json.ts); `etag` false at the top level, whose `@odata.etag` the reader writes.
- */
-export function entityJson(type: EntityType, json: SqlJsonOptions, select: ReadonlySet<string> | undefined, expand: readonly ExpandPlan[], etag: boolean): NonNullable<ReadPlanInput['json']> {
+/** The entity JSON builder of a planned level: its columns, selection and expansions (see plan-entity-json.ts). */
+export function entityJson(type: EntityType, json: SqlJsonOptions, select: ReadonlySet<string> | undefined, expand: readonly ExpandPlan[]): NonNullable<ReadPlanInput['json']> {
   return (scope, columns) =>
     entityJsonExpr(
       type,
@@ -99,7 +96,6 @@ export function entityJson(type: EntityType, json: SqlJsonOptions, select: Reado
       json,
       select,
       expand.map((e) => ({ name: e.columnName, value: e.column(scope).expr, count: e.countColumn?.(scope).expr })),
-      etag,
     );
 }
 
@@ -133,7 +129,7 @@ export function planQuery(input: QueryPlanInput): PlannedQuery {
       expand.length === 0 || input.json !== undefined
         ? undefined
         : (scope: QueryScope) => expand.flatMap((e) => (e.countColumn === undefined ? [e.column(scope)] : [e.column(scope), e.countColumn(scope)])),
-    json: input.json === undefined ? undefined : entityJson(input.type, input.json, select, expand, input.depth > 0),
+    json: input.json === undefined ? undefined : entityJson(input.type, input.json, select, expand),
     limit: o.top,
     offset: o.skip,
   };

@@ -43,11 +43,6 @@ export function rowEtag(row: DbRow): string {
   return formatEtag(row[VERSION_ALIAS]);
 }
 
-/** An entity's JSON text (written without it) with `@odata.etag` of `version` as its first member. */
-export function withEtagMember(entity: string, version: unknown): string {
-  return `{"@odata.etag":${JSON.stringify(formatEtag(version))},${entity.slice(1)}`;
-}
-
 /** The canonical URL of a row's entity. */
 export function rowUrl(type: EntityType, row: DbRow, links: EntityLinkBase): string {
   return `${links.serviceRootUrl}/${links.prefix}${type.entitySet}(${keyLiteral(type, row[type.key.name] as string)})`;

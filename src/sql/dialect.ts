@@ -57,6 +57,9 @@ export interface Dialect {
    * reads the bound value): 10 µs on a GET by key, measured.
    */
   rowLimit(e: SqlExpr): SqlExpr;
-  /** The weak ETag of a row version, as serialize/etag.ts formatEtag writes it (odata_etag, registered by db/database.ts). */
-  rowEtag(version: SqlExpr): SqlExpr;
+  /**
+   * The weak ETag of a row version, as serialize/etag.ts formatEtag writes it (odata_etag, registered by
+   * db/database.ts); with `stored`, the row's stored ETag text is used while its version matches.
+   */
+  rowEtag(version: SqlExpr, stored?: { readonly etag: SqlExpr; readonly etagVersion: SqlExpr }): SqlExpr;
 }

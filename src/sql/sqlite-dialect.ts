@@ -108,7 +108,11 @@ export const sqliteDialect: Dialect = {
   jsonNumber,
   rowOrder: (alias) => ({ kind: 'column', table: alias, column: 'rowid' }),
   // Base64 in SQL (lookup tables, arithmetic) measured slower than this one function call per row.
-  rowEtag: (version) => call('odata_etag', version),
+  // The stored ETag while it belongs to the row's version (db/stored-etags.ts), else computed.
+  rowEtag: (version, stored) =>
+    stored === undefined
+      ? call('odata_etag', version)
+      : { kind: 'case', whens: [{ when: bin('=', stored.etagVersion, version), then: stored.etag }], otherwise: call('odata_etag', version) },
   // A bound LIMIT/OFFSET that the planner reads (sqlite3ExprIsInteger on a variable) marks the
   // statement for re-preparation whenever the value is bound, i.e. on every run; a CAST hides it.
   rowLimit: (e) => (e.kind === 'param' ? { kind: 'cast', operand: e, type: 'INTEGER' } : e),

@@ -6,12 +6,12 @@ import { sqliteDialect } from '../../sql/sqlite-dialect.js';
 import type { EntityType } from '../../edm/model.js';
 import type { StoredValue } from '../../edm/values.js';
 import { storedToJson } from '../../edm/values.js';
-import { JSON_ALIAS, planRead, VERSION_ALIAS } from '../../query/plan-read.js';
+import { JSON_ALIAS, planRead } from '../../query/plan-read.js';
 import type { PlannedQuery } from '../../query/plan-query.js';
 import { planReadRequest } from '../../query/read-plans.js';
 import type { ExpandPlan } from '../../query/plan-expand.js';
 import { contextPath, contextUrl, keyLiteral } from '../../serialize/context-url.js';
-import { rowEtag, withEtagMember, type ExpandShape } from '../../serialize/entity-json.js';
+import { rowEtag, type ExpandShape } from '../../serialize/entity-json.js';
 import { negotiateJson, jsonContentType } from '../format.js';
 import type { OperationContext } from '../operation-context.js';
 import type { ODataResponse } from '../request.js';
@@ -58,7 +58,6 @@ export function readCollection(ctx: OperationContext): ODataResponse {
   let res: ODataResponse;
   if (plan.json !== undefined) {
     // Rows are [entity JSON, key, version, sort values...] (planRead's `json`), streamed into the body.
-    const minimal = plan.json.metadata === 'minimal';
     const column = (row: unknown[], alias: string): unknown => row[alias === type.key.name ? 1 : 3 + Number(alias.slice(SORT_PREFIX.length))];
     let last: unknown[] | undefined;
     let more = false;
@@ -70,7 +69,7 @@ export function readCollection(ctx: OperationContext): ODataResponse {
           more = true;
           return; // the extra row only says that a next page exists (returning ends the statement)
         }
-        yield minimal ? withEtagMember(row[0] as string, row[2]) : (row[0] as string);
+        yield row[0] as string;
         last = row;
         n++;
       }
@@ -107,7 +106,7 @@ export function readEntity(ctx: OperationContext): ODataResponse {
   const context = contextUrl(ctx.req.serviceRootUrl, ctx.contextPrefix, contextPath(ctx.path.steps, keys), contextSelect(query), true);
   if (plan.json !== undefined) {
     const text = row[JSON_ALIAS] as string;
-    return entityTextResponse(200, plan.json.metadata === 'minimal' ? withEtagMember(text, row[VERSION_ALIAS]) : text, rowEtag(row), context, format);
+    return entityTextResponse(200, text, rowEtag(row), context, format);
   }
   return entityResponse(200, type, row, context, { format, links: ctx.links, select: query.read.select, expand: expandShapes(query.expand) });
 }
