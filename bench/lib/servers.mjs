@@ -118,12 +118,12 @@ export function oursToken(dbFile, company, user = 'BENCH') {
 }
 
 /**
- * V8 flags our server runs with in the benches: $BENCH_OURS_NODE_FLAGS, else the heap sizing the
- * README recommends for the service. With V8's defaults on this 24 GiB machine the young generation
- * grows to 3 x 16 MiB and promoted garbage piles up to ~60 MiB before the first full collection, for a
- * live heap of ~20-40 MiB: peak RSS ~160 MiB. Smaller semi-spaces and an old-space limit far above
- * the live heap keep it near 95 MiB at the same CPU per request (measured; --optimize-for-size gave
- * the same memory for 20-40 % more CPU).
+ * V8 flags our server runs with in the benches: $BENCH_OURS_NODE_FLAGS, else the heap sizing that
+ * `npm start` and the `ecn-odata` command (its #! line) use. With V8's defaults on this 24 GiB machine
+ * the young generation grows to 3 x 16 MiB and promoted garbage piles up to ~60 MiB before the first
+ * full collection, for a live heap of ~20-40 MiB: peak RSS ~160 MiB. Smaller semi-spaces and an
+ * old-space limit far above the live heap keep it near 105 MiB at about the same CPU per request
+ * (measured; --optimize-for-size gave the same memory for 20-40 % more CPU).
  */
 export const OURS_NODE_FLAGS = (process.env.BENCH_OURS_NODE_FLAGS ?? '--max-semi-space-size=4 --max-old-space-size=256').split(' ').filter(Boolean);
 
