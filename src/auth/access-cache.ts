@@ -44,7 +44,6 @@ export class AccessCache {
 
   /** Empties the cache when the access tables changed since the last check; once per request, before any lookup. */
   refresh(): void {
-    if (process.env.XNOVER && this.version !== undefined) return;
     const version = this.db.get(VERSION_SQL)?.['version'];
     if (version === this.version) return;
     this.version = version;

@@ -138,8 +138,6 @@ export function openDatabase(file: string): Database {
   raw.pragma('synchronous = NORMAL');
   raw.pragma('case_sensitive_like = ON');
   forgetValueSamples(raw);
-  if (process.env.XMMAP) raw.pragma(`mmap_size = ${process.env.XMMAP}`);
-  if (process.env.XCACHE) raw.pragma(`cache_size = ${process.env.XCACHE}`);
   const text = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
   raw.function('odata_tolower', { deterministic: true }, (v: unknown) => text(v)?.toLowerCase() ?? null);
   raw.function('odata_toupper', { deterministic: true }, (v: unknown) => text(v)?.toUpperCase() ?? null);
