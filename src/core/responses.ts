@@ -46,6 +46,12 @@ export function collectionResponse(
   return jsonResponse(200, body, opts.format);
 }
 
+/** `{"@odata.context":...,"@odata.count":n,"value":[` of a collection written from JSON texts. */
+function collectionTextHead(context: string, format: JsonFormat, count: number | undefined): string {
+  const head = format.metadata !== 'none' ? `{"@odata.context":${JSON.stringify(context)},` : '{';
+  return `${head}${count === undefined ? '' : `"@odata.count":${JSON.stringify(count)},`}"value":`;
+}
+
 /**
  * A collection whose entities are JSON texts already (written by the database), assembled as bytes
  * while `entities` yields them (see TextBody): the same bytes as collectionResponse, with
@@ -54,9 +60,8 @@ export function collectionResponse(
  */
 export function collectionTextResponse(entities: Iterable<string>, context: string, format: JsonFormat, count: number | undefined, nextLink: () => string | undefined): ODataResponse {
   const body = new TextBody();
-  body.add(format.metadata !== 'none' ? `{"@odata.context":${JSON.stringify(context)},` : '{');
-  if (count !== undefined) body.add(`"@odata.count":${JSON.stringify(count)},`);
-  body.add('"value":[');
+  body.add(collectionTextHead(context, format, count));
+  body.add('[');
   let first = true;
   for (const entity of entities) {
     if (!first) body.add(',');
@@ -66,6 +71,11 @@ export function collectionTextResponse(entities: Iterable<string>, context: stri
   const link = nextLink();
   body.add(link === undefined ? ']}' : `],"@odata.nextLink":${JSON.stringify(link)}}`);
   return { status: 200, headers: { 'Content-Type': jsonContentType(format) }, body: body.finish() };
+}
+
+/** A whole collection (no next link) whose `value` array is one JSON text already (written by the database). */
+export function collectionArrayTextResponse(array: string, context: string, format: JsonFormat, count: number | undefined): ODataResponse {
+  return { status: 200, headers: { 'Content-Type': jsonContentType(format) }, body: `${collectionTextHead(context, format, count)}${array}}` };
 }
 
 /** One entity whose JSON text was written by the database, with its ETag header: the same bytes as entityResponse. */

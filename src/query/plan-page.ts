@@ -22,6 +22,8 @@ export interface PagePlan {
   readonly preferenceApplied?: string;
   /** The most rows a page holds; the read fetches one more when a next page is possible. */
   readonly size: number;
+  /** True when no next page can follow (a `$top` within the page size): the read fetches exactly the rows of the page. */
+  readonly final: boolean;
   /** The next link after a full page whose last row is `last`, when rows follow it; `value` reads a column of a row by alias. */
   next<R>(last: R, value: (row: R, alias: string) => unknown): string | undefined;
   /** Trims the extra row and builds the next link. */
@@ -79,7 +81,8 @@ export function planPage(ctx: OperationContext, type: EntityType, query: Planned
     ...(query.read.extraColumns?.(scope) ?? []),
     ...(query.read.orderBy?.(scope) ?? []).map((o, i) => ({ expr: o.expr, alias: SORT_VALUE(i) })),
   ];
-  const fetch = top !== undefined && top <= pageSize ? top : pageSize + 1;
+  const final = top !== undefined && top <= pageSize;
+  const fetch = final ? top : pageSize + 1;
   const next = <R>(last: R, value: (row: R, alias: string) => unknown): string | undefined => {
     const remaining = top === undefined ? undefined : top - pageSize;
     if (remaining !== undefined && remaining <= 0) return undefined;
@@ -92,6 +95,7 @@ export function planPage(ctx: OperationContext, type: EntityType, query: Planned
     read: { where, extraColumns, limit: fetch, offset: values === undefined ? ctx.options.skip : undefined },
     preferenceApplied: preferred === undefined ? undefined : `odata.maxpagesize=${pageSize}`,
     size: pageSize,
+    final,
     next,
     finish(rows, value) {
       if (rows.length <= pageSize) return { rows };

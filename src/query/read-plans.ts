@@ -15,7 +15,7 @@ import { PlanCache, type PlannedShape } from './plan-cache.js';
 import { sqlJsonMetadata, sqlJsonSupported, type SqlJsonOptions } from './plan-entity-json.js';
 import { planPage, type PagePlan } from './plan-page.js';
 import { planQuery, type PlannedQuery } from './plan-query.js';
-import { planRead, type PathCondition, type ReadPlanInput } from './plan-read.js';
+import { JSON_ALIAS, planRead, type PathCondition, type ReadPlanInput } from './plan-read.js';
 
 /** What a read runs. */
 export interface ReadPlan {
@@ -24,6 +24,12 @@ export interface ReadPlan {
   readonly json?: SqlJsonOptions;
   /** The page of a collection, or the one entity. */
   readonly rows: CompiledQuery;
+  /**
+   * Set when `rows` gives a collection's whole page as one row whose `_page` column is the JSON array
+   * of its entities (the database writes JSON and no next page can follow): one string instead of a
+   * string and a row array per entity, about a third less time for a 100-row page.
+   */
+  readonly pageText?: true;
   /** `count(*)` of the collection when `$count=true` (collections) or for `$count` requests. */
   readonly count?: CompiledQuery;
 }
@@ -34,6 +40,19 @@ export type ReadKind = 'collection' | 'entity' | 'count';
 interface CachedRead {
   readonly query: PlannedQuery;
   readonly json?: SqlJsonOptions;
+  readonly pageText?: true;
+}
+
+/** Alias of the page text column of `pageText` reads. */
+export const PAGE_ALIAS = '_page';
+
+/**
+ * `[e1,e2,...]` of the entity JSON texts of a page read, in its order (SQLite aggregates the rows of
+ * an ordered subquery in that order, as expanded collections rely on too); `[]` for no rows.
+ */
+function pageTextStatement(rows: SelectNode): SelectNode {
+  const page = sqliteDialect.jsonTextArrayAgg(col('p', JSON_ALIAS));
+  return select({ columns: [{ expr: page, alias: PAGE_ALIAS }], from: { kind: 'derived', query: rows, alias: 'p' } });
 }
 
 const caches = new WeakMap<object, PlanCache<CachedRead>>();
@@ -104,19 +123,23 @@ export function planReadRequest(ctx: OperationContext, kind: ReadKind, type: Ent
     const conds = conditions.map((c, i) => ({ property: c.property, value: v[i + 2] as StoredValue }));
     const { query } = shape;
     const statements: CompiledQuery[] = [];
+    let value = shape;
     if (kind === 'collection') {
       const page = planPage(ctx, type, query);
-      statements.push(compile(planRead({ type, companyId: company, conditions: conds, ...query.read, ...page.read }), sqliteDialect));
+      const rows = planRead({ type, companyId: company, conditions: conds, ...query.read, ...page.read });
+      const pageText = shape.json !== undefined && page.final;
+      statements.push(compile(pageText ? pageTextStatement(rows) : rows, sqliteDialect));
+      if (pageText) value = { ...shape, pageText };
     } else if (kind === 'entity') {
       statements.push(compile(planRead({ type, companyId: company, conditions: conds, select: query.read.select, extraColumns: query.read.extraColumns, json: query.read.json, limit: 1 }), sqliteDialect));
     }
     if (kind === 'count' || query.count) statements.push(countStatement(ctx.svc.model, type, company, conds, query.read.where));
-    return { value: shape, statements };
+    return { value, statements };
   };
   const key = shapeKey(ctx, kind, type, conditions, format);
   const planned = key === undefined ? build(values) : cacheOf(ctx).get(key, values, build);
-  const { query, json } = planned.value;
+  const { query, json, pageText } = planned.value;
   const [first, second] = planned.statements as [CompiledQuery, CompiledQuery | undefined];
-  const plan: ReadPlan = kind === 'count' ? { query, json, rows: first, count: first } : { query, json, rows: first, count: second };
+  const plan: ReadPlan = kind === 'count' ? { query, json, rows: first, count: first } : { query, json, pageText, rows: first, count: second };
   return kind === 'collection' ? { plan, page: planPage(ctx, type, query) } : { plan };
 }

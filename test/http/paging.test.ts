@@ -57,6 +57,49 @@ test('a client $top at or below the page size gets no nextLink; above it, the re
   expect(rest.json['@odata.nextLink']).toBeUndefined();
 });
 
+test('a page no next page can follow ($top within the page size) is one JSON text from one statement, equal to the streamed page', async () => {
+  const db = t.service.db;
+  const seen: { sql: string; params: readonly unknown[] }[] = [];
+  const get = db.get.bind(db);
+  db.get = (q) => {
+    seen.push(q);
+    return get(q);
+  };
+  try {
+    // The same first page two ways: `$top=N` (one aggregated text) and Prefer odata.maxpagesize=N (rows streamed one by one).
+    const queries = [
+      '$select=number&$orderby=number desc',
+      "$filter=status ne 'Closed'&$orderby=sourceSequence desc&$select=number,sourceSequence",
+      '$expand=engChangeNoticeComments($orderby=lineNo desc;$select=comment)&$orderby=number',
+      '$count=true&$select=number',
+      "$filter=number eq 'no such number'",
+    ];
+    for (const q of queries) {
+      seen.length = 0;
+      const top = await t.call('GET', `/companies(${company})/engChangeNotices?${q}&$top=4`);
+      expect(top.status).toBe(200);
+      expect(seen.filter((s) => s.sql.includes('AS "_page"'))).toHaveLength(1);
+      const streamed = await t.call('GET', `/companies(${company})/engChangeNotices?${q}`, { headers: { Prefer: 'odata.maxpagesize=4' } });
+      expect(top.json.value).toEqual(streamed.json.value);
+      expect(top.json['@odata.count']).toEqual(streamed.json['@odata.count']);
+      expect(top.json['@odata.nextLink']).toBeUndefined();
+    }
+    seen.length = 0;
+    const r = await t.call('GET', `/companies(${company})/engChangeNotices?$select=number&$top=2`);
+    expect(r.json.value.map((e: { number: string }) => e.number)).toEqual(['ECN000001', 'ECN000002']);
+    const page = seen.find((s) => s.sql.includes('AS "_page"'));
+    expect(page).toEqual({
+      sql:
+        'SELECT coalesce(((? || group_concat("p"."_json", ?)) || ?), ?) AS "_page" FROM (SELECT json_object(?, CASE WHEN ("t0"."_etagOf" = "t0"."_version") THEN "t0"."_etag" ELSE odata_etag("t0"."_version") END, ?, "t0"."id", ?, "t0"."number") AS "_json", "t0"."id" AS "id", "t0"."_version" AS "_version", "t0"."number" AS "_sort0" FROM "engChangeNotices" AS "t0" WHERE ("t0"."_companyId" = ?) ORDER BY "t0"."number" ASC, "t0"."id" ASC LIMIT CAST(? AS INTEGER)) AS "p"',
+      params: ['[', ',', ']', '[]', '@odata.etag', 'id', 'number', company, 2],
+    });
+    const empty = await t.call('GET', `/companies(${company})/engChangeNotices?$top=0`);
+    expect(empty.json.value).toEqual([]);
+  } finally {
+    db.get = get;
+  }
+});
+
 test('paging follows $filter and $orderby (descending, with ties broken by the key)', async () => {
   const all = (await t.call('GET', "/engChangeNotices?$filter=status ne 'Closed'&$orderby=sourceSequence desc&$select=number,sourceSequence")).json.value as { number: string }[];
   const seen: string[] = [];

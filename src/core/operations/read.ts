@@ -8,14 +8,14 @@ import type { StoredValue } from '../../edm/values.js';
 import { storedToJson } from '../../edm/values.js';
 import { JSON_ALIAS, planRead } from '../../query/plan-read.js';
 import type { PlannedQuery } from '../../query/plan-query.js';
-import { planReadRequest } from '../../query/read-plans.js';
+import { PAGE_ALIAS, planReadRequest } from '../../query/read-plans.js';
 import type { ExpandPlan } from '../../query/plan-expand.js';
 import { contextPath, contextUrl, keyLiteral } from '../../serialize/context-url.js';
 import { rowEtag, type ExpandShape } from '../../serialize/entity-json.js';
 import { negotiateJson, jsonContentType } from '../format.js';
 import type { OperationContext } from '../operation-context.js';
 import type { ODataResponse } from '../request.js';
-import { collectionResponse, collectionTextResponse, entityResponse, entityTextResponse, jsonResponse, noContent } from '../responses.js';
+import { collectionArrayTextResponse, collectionResponse, collectionTextResponse, entityResponse, entityTextResponse, jsonResponse, noContent } from '../responses.js';
 import { recordNotFound, resolvePath } from '../resolve-path.js';
 import { SORT_PREFIX } from '../../query/plan-page.js';
 
@@ -56,7 +56,11 @@ export function readCollection(ctx: OperationContext): ODataResponse {
   const count = plan.count === undefined ? undefined : resolved.reachable ? Number(ctx.svc.db.get(plan.count)?.['n'] ?? 0) : 0;
   const context = contextUrl(ctx.req.serviceRootUrl, ctx.contextPrefix, contextPath(ctx.path.steps, resolved.keys), contextSelect(query), false);
   let res: ODataResponse;
-  if (plan.json !== undefined) {
+  if (plan.pageText) {
+    // One row: the page's entities as one JSON array text (read-plans.ts); no next page can follow.
+    const array = resolved.reachable ? (ctx.svc.db.get(plan.rows)?.[PAGE_ALIAS] as string | undefined) : undefined;
+    res = collectionArrayTextResponse(array ?? '[]', context, format, count);
+  } else if (plan.json !== undefined) {
     // Rows are [entity JSON, key, version, sort values...] (planRead's `json`), streamed into the body.
     const column = (row: unknown[], alias: string): unknown => row[alias === type.key.name ? 1 : 3 + Number(alias.slice(SORT_PREFIX.length))];
     let last: unknown[] | undefined;
