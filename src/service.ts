@@ -69,7 +69,7 @@ export function createService(options: ServiceOptions, rules: readonly EntityHoo
   const db = openDatabase(options.dbFile);
   try {
     const report = migrate(db, model);
-    if (report.createdTables.length + report.addedColumns.length + report.recountedCounters.length + Object.keys(report.stampedEtags).length > 0) log.info(report, 'database schema updated');
+    if (report.createdTables.length + report.addedColumns.length + report.droppedIndexes.length + report.recountedCounters.length + Object.keys(report.stampedEtags).length > 0) log.info(report, 'database schema updated');
     createOutboxTable(db);
     createDeliveryTables(db);
     createAuthTables(db, model.company.table);

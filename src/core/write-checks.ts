@@ -1,6 +1,7 @@
 /**
  * Checks a row must pass before it is written, run inside the write transaction: required fields,
- * unique values within the company (409), and references that must resolve (checkOnWrite navigations).
+ * unique values and alternate keys within the company (409), and references that must resolve
+ * (checkOnWrite navigations).
  */
 import { compile } from '../sql/compile.js';
 import { sqliteDialect } from '../sql/sqlite-dialect.js';
@@ -36,7 +37,7 @@ function exists(svc: ServiceContext, type: EntityType, companyId: string | undef
   return svc.db.get(compile(q, sqliteDialect)) !== undefined;
 }
 
-/** 409 when the key (globally) or a unique property (within the company) is taken by another row. */
+/** 409 when the key (globally), a unique property or an alternate key (within the company) is taken by another row. */
 export function checkUnique(svc: ServiceContext, type: EntityType, companyId: string | undefined, row: RowValues, changed: ReadonlySet<string>, selfKey?: StoredValue): void {
   for (const p of type.properties) {
     if (!(p.unique || p === type.key) || !changed.has(p.name)) continue;
@@ -45,6 +46,16 @@ export function checkUnique(svc: ServiceContext, type: EntityType, companyId: st
     const scope = p === type.key || type.scope !== 'company' ? undefined : companyId;
     if (exists(svc, type, scope, [[p.name, v]], selfKey)) {
       throw new ConflictError(`The ${type.name} already exists. Identification fields and values: ${p.name}='${String(v)}'.`, 'Internal_EntityWithSameKeyExists', p.name);
+    }
+  }
+  const scope = type.scope === 'company' ? companyId : undefined;
+  for (const key of type.alternateKeys) {
+    if (!key.some((p) => changed.has(p.name))) continue;
+    const values = key.map((p) => [p.name, row.get(p.name) ?? null] as [string, StoredValue]);
+    if (values.some(([, v]) => v === null)) continue;
+    if (exists(svc, type, scope, values, selfKey)) {
+      const shown = values.map(([name, v]) => `${name}='${String(v)}'`).join(', ');
+      throw new ConflictError(`The ${type.name} already exists. Identification fields and values: ${shown}.`, 'Internal_EntityWithSameKeyExists', key[0]?.name);
     }
   }
 }

@@ -96,17 +96,35 @@ export function createTableSql(model: EdmModel, type: EntityType): string {
   return `CREATE TABLE ${q(type.table)} (\n${cols.join(',\n')}\n) STRICT`;
 }
 
-/** `CREATE [UNIQUE] INDEX IF NOT EXISTS` statements for a type. */
-export function createIndexSql(model: EdmModel, type: EntityType): string[] {
+/** An index the model derives for a table. */
+export interface IndexDef {
+  readonly name: string;
+  readonly unique: boolean;
+  readonly columns: readonly string[];
+  /** `CREATE [UNIQUE] INDEX IF NOT EXISTS ...` */
+  readonly sql: string;
+}
+
+/** The prefix of the names of the plain (non-unique) indexes the model derives for `table`. */
+export const plainIndexPrefix = (table: string): string => `${table}_ix_`;
+
+/** The indexes of a type: key and unique values per company, alternate keys, join columns, line-number groups. */
+export function indexDefs(model: EdmModel, type: EntityType): IndexDef[] {
   const scoped = type.scope === 'company';
   const prefix = scoped ? [HIDDEN_COLUMNS.company] : [];
-  const out = new Map<string, string>();
+  const out = new Map<string, IndexDef>();
+  const uniqueColumns = new Set<string>();
   const add = (unique: boolean, cols: readonly string[]): void => {
-    const name = `${type.table}_${unique ? 'u' : 'ix'}_${cols.map((c) => c.replace(/^_/, '')).join('_')}`;
-    out.set(name, `CREATE ${unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${q(name)} ON ${q(type.table)}(${cols.map(q).join(', ')})`);
+    // A unique index serves every lookup and order a plain index on the same columns would.
+    if (uniqueColumns.has(cols.join('\n'))) return;
+    if (unique) uniqueColumns.add(cols.join('\n'));
+    const name = unique ? `${type.table}_u_${cols.map((c) => c.replace(/^_/, '')).join('_')}` : `${plainIndexPrefix(type.table)}${cols.map((c) => c.replace(/^_/, '')).join('_')}`;
+    out.set(name, { name, unique, columns: cols, sql: `CREATE ${unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${q(name)} ON ${q(type.table)}(${cols.map(q).join(', ')})` });
   };
   if (scoped) add(true, [...prefix, type.key.name]);
   for (const p of type.properties) if (p.unique && p !== type.key) add(true, [...prefix, p.name]);
+  // An alternate key identifies one row (within the company), like the key.
+  for (const key of type.alternateKeys) add(true, [...prefix, ...key.map((p) => p.name)]);
   // Every column a navigation joins on, on either side, is indexed (lookups, EXISTS, cascades).
   const fks = foreignKeys(model, type);
   for (const column of fks.keys()) add(false, [column]);

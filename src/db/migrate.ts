@@ -1,11 +1,13 @@
 /**
  * Brings a database in line with the model at start-up: creates missing tables, adds missing columns
- * (nullable ones, or ones with a constant default), creates missing indexes. Never drops anything, so
- * a restart with a new entity or field keeps every row. Then the related-row counters (row-counters.ts)
- * and the stored ETags (stored-etags.ts).
+ * (nullable ones, or ones with a constant default), creates missing indexes. Never drops a table or a
+ * column, so a restart with a new entity or field keeps every row; the only thing dropped is a plain
+ * index this code derived earlier and the model no longer asks for (it holds no data, and every write
+ * would keep paying for it). Then the related-row counters (row-counters.ts) and the stored ETags
+ * (stored-etags.ts).
  */
 import type { EdmModel } from '../edm/model.js';
-import { columnDefs, createIndexSql, createTableSql } from './ddl.js';
+import { columnDefs, createTableSql, indexDefs, plainIndexPrefix, type IndexDef } from './ddl.js';
 import type { Database } from './database.js';
 import { maintainRowCounters } from './row-counters.js';
 import { stampStoredEtags } from './stored-etags.js';
@@ -17,17 +19,45 @@ export class MigrationError extends Error {}
 export interface MigrationReport {
   readonly createdTables: string[];
   readonly addedColumns: string[];
+  /** Plain indexes derived by an earlier model and no longer derived (a unique index now covers their columns, or the join went away). */
+  readonly droppedIndexes: string[];
   /** Related-row counters (re)built from the rows: new, or changed in the model. */
   readonly recountedCounters: string[];
   /** Rows per table whose stored ETag was missing or stale (written by something else than this service). */
   readonly stampedEtags: Record<string, number>;
 }
 
+/** Creates an index; a unique one the rows already violate stops with the duplicated values named. */
+function createIndex(db: Database, table: string, index: IndexDef): void {
+  try {
+    db.exec(index.sql);
+  } catch (e) {
+    if ((e as { code?: unknown }).code !== 'SQLITE_CONSTRAINT_UNIQUE') throw e;
+    const cols = index.columns.map((c) => `"${c}"`).join(', ');
+    const dup = db.raw.prepare(`SELECT ${cols} FROM "${table}" GROUP BY ${cols} HAVING count(*) > 1 LIMIT 1`).get() as Record<string, unknown> | undefined;
+    const shown = dup === undefined ? '' : ` (for example ${index.columns.map((c) => `${c}=${JSON.stringify(dup[c])}`).join(', ')})`;
+    throw new MigrationError(
+      `Cannot create the unique index "${index.name}": rows of "${table}" share values of (${index.columns.join(', ')})${shown}. ` +
+        'The model declares these values unique (a unique property or an alternate key): remove the duplicates, or the declaration.',
+    );
+  }
+}
+
+/** Drops the plain indexes of `table` named like derived ones that the model no longer derives; gives their names. */
+function dropStaleIndexes(db: Database, table: string, wanted: readonly IndexDef[]): string[] {
+  const keep = new Set(wanted.map((i) => i.name));
+  const prefix = plainIndexPrefix(table);
+  const existing = db.raw.prepare(`SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = ? AND substr(name, 1, ?) = ?`).all(table, prefix.length, prefix) as { name: string }[];
+  const stale = existing.map((i) => i.name).filter((name) => !keep.has(name));
+  for (const name of stale) db.exec(`DROP INDEX "${name.replace(/"/g, '""')}"`);
+  return stale;
+}
+
 /** Creates or extends the tables of the model; all in one transaction. */
 export function migrate(db: Database, model: EdmModel): MigrationReport {
   let stampedEtags: Record<string, number> = {};
   const recountedCounters: string[] = [];
-  const report = { createdTables: [] as string[], addedColumns: [] as string[] };
+  const report = { createdTables: [] as string[], addedColumns: [] as string[], droppedIndexes: [] as string[] };
   const ordered = [model.company, ...model.entityTypes.filter((t) => t !== model.company)];
   db.transaction(() => {
     for (const type of ordered) {
@@ -49,7 +79,9 @@ export function migrate(db: Database, model: EdmModel): MigrationReport {
           report.addedColumns.push(`${type.table}.${col.name}`);
         }
       }
-      for (const sql of createIndexSql(model, type)) db.exec(sql);
+      const indexes = indexDefs(model, type);
+      for (const index of indexes) createIndex(db, type.table, index);
+      report.droppedIndexes.push(...dropStaleIndexes(db, type.table, indexes));
     }
     recountedCounters.push(...maintainRowCounters(db, model));
     stampedEtags = stampStoredEtags(db, model);

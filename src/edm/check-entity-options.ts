@@ -30,7 +30,7 @@ function checkAlternateKeys(document: MetadataDocument<EntityFile>, report: Repo
           file,
           pointer,
           message: `The alternate key property "${name}" must be stored, non-nullable and of type ${ALTERNATE_KEY_TYPES.join(', ')}.`,
-          fix: `add "nullable": false to it, or choose ${chooseFrom(name, propertyNames(doc, (p) => isStored(p) && p.nullable === false && ALTERNATE_KEY_TYPES.includes(p.type)))}.`,
+          fix: `add "nullable": false to it, or ${chooseFrom(name, propertyNames(doc, (p) => isStored(p) && p.nullable === false && ALTERNATE_KEY_TYPES.includes(p.type)))}.`,
         });
       }
     });

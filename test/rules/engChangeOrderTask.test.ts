@@ -1,7 +1,8 @@
 /**
  * src/rules/engChangeOrderTask.ts, part 1: workCenterGroupCode and subEngChangeOrderNo exclude each
  * other, assignedEmail follows its resolution order (declared in the model), finishing a task activates
- * its ready successors, and every activation writes one event to the outbox.
+ * its ready successors, every activation writes one event to the outbox, and (engChangeOrderId, lineNo)
+ * identifies a task (an alternate key).
  * Sub orders are in engChangeOrderTask.sub-orders.test.ts.
  */
 import { startTestService, type TestService } from '../helpers/test-service.js';
@@ -41,6 +42,33 @@ describe('workCenterGroupCode and subEngChangeOrderNo', () => {
     const task = await newTask(t, eco['id'], { workCenterGroupCode: 'WC-QA' });
     const r = await patched(t, `/engChangeOrderTasks(${task['id']})`, { workCenterGroupCode: null, subEngChangeOrderNo: sub['number'] });
     expect(r).toMatchObject({ workCenterGroupCode: null, subEngChangeOrderNo: sub['number'] });
+  });
+});
+
+describe('(engChangeOrderId, lineNo) is an alternate key', () => {
+  test('a line number taken in the same order → 409 naming both fields, on POST and PATCH; nothing changes', async () => {
+    const eco = await newEco(t);
+    const first = await newTask(t, eco['id'], { lineNo: 10000 });
+    const second = await newTask(t, eco['id']);
+    expect(second['lineNo']).toBe(20000);
+    const message = `Identification fields and values: engChangeOrderId='${String(eco['id'])}', lineNo='10000'.`;
+    await refused(t, () => t.call('POST', `/engChangeOrders(${eco['id']})/engChangeOrderTasks`, { body: { lineNo: 10000 } }), 409, 'Internal_EntityWithSameKeyExists', message, 'engChangeOrderId');
+    await refused(t, () => patch(t, `/engChangeOrderTasks(${second['id']})`, { lineNo: 10000 }), 409, 'Internal_EntityWithSameKeyExists', message, 'engChangeOrderId');
+    // Its own line number again, and the same number in another order, are fine.
+    expect(await patched(t, `/engChangeOrderTasks(${first['id']})`, { lineNo: 10000, description: 'same line' })).toMatchObject({ lineNo: 10000 });
+    const other = await newEco(t);
+    expect(await newTask(t, other['id'], { lineNo: 10000 })).toMatchObject({ lineNo: 10000 });
+  });
+
+  test('a task is addressable by its order and line number, and $metadata declares the alternate key', async () => {
+    const eco = await newEco(t);
+    const task = await newTask(t, eco['id'], { lineNo: 30000, description: 'by alternate key' });
+    const r = await t.call('GET', `/engChangeOrderTasks(engChangeOrderId=${eco['id']},lineNo=30000)`);
+    expect(r.status).toBe(200);
+    expect(r.json).toMatchObject({ id: task['id'], description: 'by alternate key' });
+    const metadata = await t.call('GET', '/$metadata');
+    const type = /<EntityType Name="engChangeOrderTask".*?<\/EntityType>/s.exec(metadata.text)?.[0] ?? '';
+    expect(type).toMatch(/<Annotation Term="Core.AlternateKeys">.*<PropertyValue Property="Name" PropertyPath="engChangeOrderId"\/>.*<PropertyValue Property="Name" PropertyPath="lineNo"\/>/s);
   });
 });
 

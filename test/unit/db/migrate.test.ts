@@ -46,7 +46,7 @@ describe('schema from the model', () => {
     const indexes = (db.raw.prepare(`SELECT name FROM sqlite_master WHERE type='index' AND tbl_name='engChangeNoticeComments'`).all() as { name: string }[]).map((i) => i.name);
     expect(indexes).toContain('engChangeNoticeComments_ix_engChangeNoticeId');
     // A second run changes nothing.
-    expect(migrate(db, model)).toEqual({ createdTables: [], addedColumns: [], recountedCounters: [], stampedEtags: {} });
+    expect(migrate(db, model)).toEqual({ createdTables: [], addedColumns: [], droppedIndexes: [], recountedCounters: [], stampedEtags: {} });
     db.close();
   });
 
@@ -77,6 +77,54 @@ describe('schema from the model', () => {
     const db2 = openDatabase(dbFile);
     expect(() => migrate(db2, loadModel(dir))).toThrow(MigrationError);
     expect(() => migrate(db2, loadModel(dir))).toThrow(/Make it nullable/);
+    db2.close();
+  });
+
+  test('an alternate key is a unique index per company, which replaces the plain index on the same columns', () => {
+    const model = loadModel(repoMetadata);
+    const db = openDatabase(':memory:');
+    migrate(db, model);
+    const indexes = db.raw.prepare(`SELECT name, sql FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'engChangeOrderTasks' AND sql IS NOT NULL ORDER BY name`).all() as { name: string; sql: string }[];
+    expect(indexes.find((i) => i.name === 'engChangeOrderTasks_u_companyId_engChangeOrderId_lineNo')?.sql).toBe(
+      'CREATE UNIQUE INDEX "engChangeOrderTasks_u_companyId_engChangeOrderId_lineNo" ON "engChangeOrderTasks"("_companyId", "engChangeOrderId", "lineNo")',
+    );
+    expect(indexes.map((i) => i.name)).not.toContain('engChangeOrderTasks_ix_companyId_engChangeOrderId_lineNo');
+    db.close();
+  });
+
+  test('a plain index an earlier model derived is dropped; indexes not named like derived ones stay', () => {
+    const db = openDatabase(':memory:');
+    const model = loadModel(repoMetadata);
+    migrate(db, model);
+    db.exec('CREATE INDEX "engChangeOrderTasks_ix_companyId_engChangeOrderId_lineNo" ON "engChangeOrderTasks"("_companyId", "engChangeOrderId", "lineNo")');
+    db.exec('CREATE INDEX "my_tasks_status" ON "engChangeOrderTasks"("status")');
+    expect(migrate(db, model).droppedIndexes).toEqual(['engChangeOrderTasks_ix_companyId_engChangeOrderId_lineNo']);
+    const names = (db.raw.prepare(`SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'engChangeOrderTasks'`).all() as { name: string }[]).map((i) => i.name);
+    expect(names).toContain('my_tasks_status');
+    expect(names).not.toContain('engChangeOrderTasks_ix_companyId_engChangeOrderId_lineNo');
+    db.close();
+  });
+
+  test('a new alternate key the rows already violate stops with the duplicated values named, and changes nothing', () => {
+    const dir = copyMetadata();
+    const dbFile = path.join(dir, 'db.sqlite');
+    const db1 = openDatabase(dbFile);
+    migrate(db1, loadModel(dir));
+    db1.raw.prepare(`INSERT INTO "companies" ("id", "name", "_version") VALUES ('c1', 'C1', 1)`).run();
+    for (const id of ['r1', 'r2']) {
+      db1.raw.prepare(`INSERT INTO "changeReasons" ("id", "_companyId", "code", "description", "lastModifiedDateTime", "_version") VALUES (?, 'c1', ?, 'Same', '2026-01-01T00:00:00.000Z', 1)`).run(id, id.toUpperCase());
+    }
+    db1.close();
+    const file = path.join(dir, 'entities', 'changeReason.json');
+    const doc = JSON.parse(fs.readFileSync(file, 'utf8')) as { properties: { name: string; nullable?: boolean }[] };
+    for (const p of doc.properties) if (p.name === 'description') p.nullable = false;
+    fs.writeFileSync(file, JSON.stringify({ ...doc, alternateKeys: [['description']] }, null, 2));
+    const db2 = openDatabase(dbFile);
+    expect(() => migrate(db2, loadModel(dir))).toThrow(MigrationError);
+    expect(() => migrate(db2, loadModel(dir))).toThrow(
+      'Cannot create the unique index "changeReasons_u_companyId_description": rows of "changeReasons" share values of (_companyId, description) (for example _companyId="c1", description="Same").',
+    );
+    expect(db2.raw.prepare(`SELECT count(*) AS n FROM sqlite_schema WHERE name = 'changeReasons_u_companyId_description'`).get()).toEqual({ n: 0 });
     db2.close();
   });
 });
