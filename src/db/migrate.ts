@@ -1,13 +1,13 @@
 /**
  * Brings a database in line with the model at start-up: creates missing tables, adds missing columns
  * (nullable ones, or ones with a constant default), creates missing indexes. Never drops a table or a
- * column, so a restart with a new entity or field keeps every row; the only thing dropped is a plain
- * index this code derived earlier and the model no longer asks for (it holds no data, and every write
- * would keep paying for it). Then the related-row counters (row-counters.ts) and the stored ETags
- * (stored-etags.ts).
+ * column, so a restart with a new entity or field keeps every row; the only thing dropped is an index
+ * this code derived earlier and the model no longer asks for (it holds no data, every write would keep
+ * paying for it, and a unique one would enforce what the model no longer says). Then the related-row
+ * counters (row-counters.ts) and the stored ETags (stored-etags.ts).
  */
 import type { EdmModel } from '../edm/model.js';
-import { columnDefs, createTableSql, indexDefs, plainIndexPrefix, type IndexDef } from './ddl.js';
+import { columnDefs, createTableSql, derivedIndexPrefixes, indexDefs, type IndexDef } from './ddl.js';
 import type { Database } from './database.js';
 import { maintainRowCounters } from './row-counters.js';
 import { stampStoredEtags } from './stored-etags.js';
@@ -19,7 +19,7 @@ export class MigrationError extends Error {}
 export interface MigrationReport {
   readonly createdTables: string[];
   readonly addedColumns: string[];
-  /** Plain indexes derived by an earlier model and no longer derived (a unique index now covers their columns, or the join went away). */
+  /** Indexes derived by an earlier model or version and no longer derived (e.g. a unique index now covers a plain one's columns). */
   readonly droppedIndexes: string[];
   /** Related-row counters (re)built from the rows: new, or changed in the model. */
   readonly recountedCounters: string[];
@@ -43,12 +43,12 @@ function createIndex(db: Database, table: string, index: IndexDef): void {
   }
 }
 
-/** Drops the plain indexes of `table` named like derived ones that the model no longer derives; gives their names. */
+/** Drops the indexes of `table` named like derived ones that the model no longer derives; gives their names. */
 function dropStaleIndexes(db: Database, table: string, wanted: readonly IndexDef[]): string[] {
   const keep = new Set(wanted.map((i) => i.name));
-  const prefix = plainIndexPrefix(table);
-  const existing = db.raw.prepare(`SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = ? AND substr(name, 1, ?) = ?`).all(table, prefix.length, prefix) as { name: string }[];
-  const stale = existing.map((i) => i.name).filter((name) => !keep.has(name));
+  const derived = (name: string): boolean => derivedIndexPrefixes(table).some((prefix) => name.startsWith(prefix));
+  const existing = db.raw.prepare(`SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL`).all(table) as { name: string }[];
+  const stale = existing.map((i) => i.name).filter((name) => derived(name) && !keep.has(name));
   for (const name of stale) db.exec(`DROP INDEX "${name.replace(/"/g, '""')}"`);
   return stale;
 }

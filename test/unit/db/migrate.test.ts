@@ -92,16 +92,21 @@ describe('schema from the model', () => {
     db.close();
   });
 
-  test('a plain index an earlier model derived is dropped; indexes not named like derived ones stay', () => {
+  test('an index an earlier version derived is dropped; indexes not named like derived ones stay', () => {
     const db = openDatabase(':memory:');
     const model = loadModel(repoMetadata);
     migrate(db, model);
+    // Earlier versions derived a plain index the alternate key now covers, and a (company, key) index.
     db.exec('CREATE INDEX "engChangeOrderTasks_ix_companyId_engChangeOrderId_lineNo" ON "engChangeOrderTasks"("_companyId", "engChangeOrderId", "lineNo")');
+    db.exec('CREATE UNIQUE INDEX "engChangeOrderTasks_u_companyId_id" ON "engChangeOrderTasks"("_companyId", "id")');
     db.exec('CREATE INDEX "my_tasks_status" ON "engChangeOrderTasks"("status")');
-    expect(migrate(db, model).droppedIndexes).toEqual(['engChangeOrderTasks_ix_companyId_engChangeOrderId_lineNo']);
+    expect(migrate(db, model).droppedIndexes.sort()).toEqual(['engChangeOrderTasks_ix_companyId_engChangeOrderId_lineNo', 'engChangeOrderTasks_u_companyId_id']);
     const names = (db.raw.prepare(`SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'engChangeOrderTasks'`).all() as { name: string }[]).map((i) => i.name);
     expect(names).toContain('my_tasks_status');
+    expect(names).toContain('engChangeOrderTasks_u_companyId_engChangeOrderId_lineNo');
     expect(names).not.toContain('engChangeOrderTasks_ix_companyId_engChangeOrderId_lineNo');
+    expect(names).not.toContain('engChangeOrderTasks_u_companyId_id');
+    expect(migrate(db, model).droppedIndexes).toEqual([]);
     db.close();
   });
 
