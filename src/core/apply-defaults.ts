@@ -3,7 +3,7 @@
  * the current time and date, the calling user, number series and BC-style line numbers.
  * Runs inside the write transaction, because number series and line numbers read current data.
  */
-import { randomUUID } from 'node:crypto';
+import { v7 as timeOrderedUuid } from 'uuid';
 import { compile } from '../sql/compile.js';
 import { sqliteDialect } from '../sql/sqlite-dialect.js';
 import { col, eq, param, select, and } from '../sql/build.js';
@@ -35,7 +35,10 @@ function defaultValue(svc: ServiceContext, type: EntityType, p: Property, d: Def
     case 'value':
       return typeof d.value === 'boolean' ? (d.value ? 1 : 0) : d.value;
     case 'guid':
-      return randomUUID();
+      // UUID version 7: time-ordered, so new keys land next to each other in the key index. A random
+      // (version 4) key dirtied a different index page per insert, which every commit wrote to the WAL
+      // and every checkpoint copied back: a fifth of a POST's time.
+      return timeOrderedUuid();
     case 'now':
       return input.now.toISOString();
     case 'today':
