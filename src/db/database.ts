@@ -5,6 +5,7 @@
 import BetterSqlite3 from 'better-sqlite3';
 import type { CompiledQuery } from '../sql/compile.js';
 import { formatEtag } from '../serialize/etag.js';
+import { GroupCommit } from './group-commit.js';
 
 /** A row as SQLite returns it. */
 export type DbRow = Record<string, unknown>;
@@ -17,7 +18,11 @@ export class Database {
   /** Number of statements executed since opening (for N+1 tests). */
   statementCount = 0;
 
-  constructor(readonly raw: BetterSqlite3.Database) {}
+  private readonly group: GroupCommit;
+
+  constructor(readonly raw: BetterSqlite3.Database) {
+    this.group = new GroupCommit(raw, (fn) => this.transaction(fn));
+  }
 
   /** Runs a query and returns every row. */
   all(q: CompiledQuery): DbRow[] {
@@ -69,6 +74,15 @@ export class Database {
       }
       return result;
     })();
+  }
+
+  /**
+   * Runs `fn` like `transaction`, but in a transaction shared with the other write transactions that
+   * become ready in this turn of the event loop (each in its own savepoint; see group-commit.ts).
+   * Settles after the COMMIT.
+   */
+  sharedTransaction<T>(fn: () => T): Promise<T> {
+    return this.group.run(fn);
   }
 
   /** Closes the connection. */

@@ -121,13 +121,15 @@ export class WriteSession {
 }
 
 /**
- * Runs `body` in one synchronous transaction with a write session, writes the emitted events to the
+ * Runs `body` in one synchronous transaction (a savepoint of a transaction shared with the writes of
+ * other requests of the same event-loop turn) with a write session, writes the emitted events to the
  * outbox before COMMIT, then signals the delivery worker (when events or webhook subscriptions were
  * written) and runs the afterCommit hooks (their failures are logged, not returned).
  */
 export async function inWriteTransaction<T>(svc: ServiceContext, identity: WriteIdentity, body: (session: WriteSession) => T): Promise<T> {
   const session = new WriteSession(svc, identity);
-  const result = svc.db.transaction(() => {
+  // Shared with the other writes of this event-loop turn (one COMMIT for all; db/group-commit.ts).
+  const result = await svc.db.sharedTransaction(() => {
     const value = body(session);
     for (const event of session.events) enqueue(svc.db, event);
     return value;

@@ -1,0 +1,60 @@
+/**
+ * Concurrent writes share commits (src/db/group-commit.ts): requests in flight together are answered
+ * exactly as if they had run one after the other, and a refused one leaves no trace.
+ */
+import { startTestService, type TestService } from '../helpers/test-service.js';
+
+let t: TestService;
+let company: string;
+beforeAll(() => {
+  t = startTestService();
+  company = t.companyIds[0] as string;
+});
+afterAll(() => t.close());
+
+const commentCount = (ecnId: string): { rows: number; counter: number } => {
+  const raw = t.service.db.raw;
+  const rows = (raw.prepare('SELECT count(*) AS n FROM "engChangeNoticeComments" WHERE "engChangeNoticeId" = ?').get(ecnId) as { n: number }).n;
+  const counter = (raw.prepare('SELECT "_count_engChangeNoticeComments" AS n FROM "engChangeNotices" WHERE "id" = ?').get(ecnId) as { n: number }).n;
+  return { rows, counter };
+};
+
+test('30 POSTs in flight together: the valid ones are created, a repeated id is a 409, nothing else changes', async () => {
+  const ecn = (await t.call('POST', `/companies(${company})/engChangeNotices`, { body: {} })).json;
+  const fixed = '018f0000-0000-7000-8000-000000000001';
+  const url = `/companies(${company})/engChangeNoticeComments`;
+  const bodies = Array.from({ length: 30 }, (_, i) => (i % 10 === 3 ? { id: fixed, engChangeNoticeId: ecn.id, comment: `c${i}` } : { engChangeNoticeId: ecn.id, comment: `c${i}` }));
+  const raw = t.service.db.raw;
+  const exec = raw.exec.bind(raw);
+  let shared = 0;
+  raw.exec = (sql: string) => {
+    if (sql === 'BEGIN') shared++;
+    return exec(sql);
+  };
+  const responses = await Promise.all(bodies.map((body) => t.call('POST', url, { body }))).finally(() => {
+    raw.exec = exec;
+  });
+  // They did share commits (else this test would prove nothing about them).
+  expect(shared).toBeGreaterThan(0);
+  expect(shared).toBeLessThan(30);
+  const statuses = responses.map((r) => r.status);
+  expect(statuses.filter((s) => s === 201)).toHaveLength(28);
+  // The first body with the fixed id wins (queue order); the two later ones conflict.
+  expect(statuses[3]).toBe(201);
+  expect([statuses[13], statuses[23]]).toEqual([409, 409]);
+  expect(responses[13]?.json.error.code).toBe('Internal_EntityWithSameKeyExists');
+  // Line numbers were given out one after the other, as if the requests had run in turn.
+  const lines = responses.filter((r) => r.status === 201).map((r) => r.json.lineNo as number);
+  expect(lines).toEqual(Array.from({ length: 28 }, (_, i) => (i + 1) * 10000));
+  expect(commentCount(ecn.id)).toEqual({ rows: 28, counter: 28 });
+});
+
+test('PATCHes in flight together with the same ETag: the first wins, the others get 412', async () => {
+  const ecn = (await t.call('POST', `/companies(${company})/engChangeNotices`, { body: {} })).json;
+  const etag = ecn['@odata.etag'] as string;
+  const responses = await Promise.all(
+    ['A', 'B', 'C'].map((d) => t.call('PATCH', `/companies(${company})/engChangeNotices(${ecn.id})`, { body: { drawingNumber: `DWG-${d}` }, headers: { 'If-Match': etag } })),
+  );
+  expect(responses.map((r) => r.status)).toEqual([200, 412, 412]);
+  expect((await t.call('GET', `/companies(${company})/engChangeNotices(${ecn.id})`)).json.drawingNumber).toBe('DWG-A');
+});

@@ -1,0 +1,107 @@
+/**
+ * src/db/group-commit.ts: write transactions queued in one event-loop turn share one COMMIT, each in
+ * its own savepoint.
+ */
+import { openDatabase, type Database } from '../../../src/db/database.js';
+
+let db: Database;
+let log: string[];
+beforeEach(() => {
+  db = openDatabase(':memory:');
+  db.exec('CREATE TABLE parent (id INTEGER PRIMARY KEY); CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT, parent INTEGER REFERENCES parent(id))');
+  log = [];
+  const exec = db.raw.exec.bind(db.raw);
+  db.raw.exec = (sql: string) => {
+    log.push(sql);
+    return exec(sql);
+  };
+});
+afterEach(() => db.close());
+
+const insert = (id: number, v = `v${id}`) => () => db.raw.prepare('INSERT INTO t (id, v) VALUES (?, ?)').run(id, v).changes;
+const rows = () => db.raw.prepare('SELECT id, v FROM t ORDER BY id').all();
+
+test('bodies queued in one turn commit together, in queue order, each seeing the ones before', async () => {
+  const seen: number[] = [];
+  const results = await Promise.all([
+    db.sharedTransaction(insert(1)),
+    db.sharedTransaction(insert(2)),
+    db.sharedTransaction(() => {
+      seen.push((db.raw.prepare('SELECT count(*) AS n FROM t').get() as { n: number }).n);
+      return insert(3)();
+    }),
+  ]);
+  expect(results).toEqual([1, 1, 1]);
+  expect(seen).toEqual([2]);
+  expect(log).toEqual(['BEGIN', 'COMMIT']);
+  expect(rows()).toEqual([{ id: 1, v: 'v1' }, { id: 2, v: 'v2' }, { id: 3, v: 'v3' }]);
+});
+
+test('a body that throws is rolled back alone and gets its own error; the others commit', async () => {
+  const outcomes = await Promise.allSettled([
+    db.sharedTransaction(insert(1)),
+    db.sharedTransaction(() => {
+      insert(2)();
+      throw new Error('refused');
+    }),
+    db.sharedTransaction(insert(1, 'again')), // primary key taken by the first body
+    db.sharedTransaction(insert(4)),
+  ]);
+  expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'fulfilled']);
+  expect((outcomes[1] as PromiseRejectedResult).reason.message).toBe('refused');
+  expect((outcomes[2] as PromiseRejectedResult).reason.code).toBe('SQLITE_CONSTRAINT_PRIMARYKEY');
+  expect(rows()).toEqual([{ id: 1, v: 'v1' }, { id: 4, v: 'v4' }]);
+  expect(log).toEqual(['BEGIN', 'COMMIT']);
+});
+
+test('when the shared COMMIT fails, every body of the batch fails and nothing is written', async () => {
+  const outcomes = await Promise.allSettled([
+    db.sharedTransaction(insert(1)),
+    db.sharedTransaction(() => {
+      // A deferred foreign key violation is only detected by COMMIT.
+      db.raw.pragma('defer_foreign_keys = ON');
+      return db.raw.prepare('INSERT INTO t (id, v, parent) VALUES (2, ?, 99)').run('orphan').changes;
+    }),
+    db.sharedTransaction(insert(3)),
+  ]);
+  expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected', 'rejected']);
+  for (const o of outcomes) expect((o as PromiseRejectedResult).reason.code).toBe('SQLITE_CONSTRAINT_FOREIGNKEY');
+  expect(rows()).toEqual([]);
+  expect(db.raw.inTransaction).toBe(false);
+  // The connection is usable again.
+  await expect(db.sharedTransaction(insert(5))).resolves.toBe(1);
+});
+
+test('a body whose error ends the shared transaction fails every body of the batch; nothing is written', async () => {
+  const outcomes = await Promise.allSettled([
+    db.sharedTransaction(insert(1)),
+    db.sharedTransaction(() => {
+      db.raw.exec('ROLLBACK'); // what SQLite itself does on e.g. a full disk
+      throw new Error('disk full');
+    }),
+    db.sharedTransaction(insert(3)),
+  ]);
+  expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected', 'rejected']);
+  expect(rows()).toEqual([]);
+  expect(db.raw.inTransaction).toBe(false);
+});
+
+test('a promise returned by a body is refused like in transaction()', async () => {
+  await expect(db.sharedTransaction(() => Promise.resolve(1))).rejects.toThrow('A transaction callback must be synchronous');
+  await expect(Promise.all([db.sharedTransaction(insert(1)), db.sharedTransaction(() => Promise.resolve(1))])).rejects.toThrow('must be synchronous');
+  expect(rows()).toEqual([{ id: 1, v: 'v1' }]);
+});
+
+test('a batch holds at most 32 bodies; the rest commit in the next turns, in order', async () => {
+  const ids = Array.from({ length: 70 }, (_, i) => i + 1);
+  await Promise.all(ids.map((id) => db.sharedTransaction(insert(id))));
+  expect(log.filter((s) => s === 'COMMIT')).toHaveLength(3);
+  expect((rows() as { id: number }[]).map((r) => r.id)).toEqual(ids);
+});
+
+test('a body queued alone runs in a transaction of its own', async () => {
+  await db.sharedTransaction(insert(1));
+  await db.sharedTransaction(insert(2));
+  expect(log).toEqual([]); // better-sqlite3's own BEGIN/COMMIT statements, not exec
+  expect(rows()).toHaveLength(2);
+});
