@@ -121,8 +121,8 @@ export function indexDefs(model: EdmModel, type: EntityType): IndexDef[] {
     const name = `${derivedIndexPrefixes(type.table)[unique ? 0 : 1]}${cols.map((c) => c.replace(/^_/, '')).join('_')}`;
     out.set(name, { name, unique, columns: cols, sql: `CREATE ${unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${q(name)} ON ${q(type.table)}(${cols.map(q).join(', ')})` });
   };
-  // No (company, key) index: the key is the primary key, unique across companies, and a second index
-  // on random GUIDs cost an insert about a fifth of its time.
+  // No (company, key) index for lookups: the key is the primary key, unique across companies (a second
+  // key index cost an insert about a fifth of its time). Sets ordered by key get one below, for order.
   for (const p of type.properties) if (p.unique && p !== type.key) add(true, [...prefix, p.name]);
   // An alternate key identifies one row (within the company), like the key.
   for (const key of type.alternateKeys) add(true, [...prefix, ...key.map((p) => p.name)]);
@@ -142,6 +142,12 @@ export function indexDefs(model: EdmModel, type: EntityType): IndexDef[] {
     for (const p of other.properties) {
       if (other === type && p.default?.kind === 'nextLineNo') add(false, [...prefix, p.default.groupBy, p.name]);
     }
+  }
+  // A company's pages are read in the default order (else by key) straight from an index: one is
+  // added when no index above starts with those columns.
+  if (scoped) {
+    const order = [...prefix, ...(type.defaultOrderBy.length > 0 ? type.defaultOrderBy : [type.key.name])];
+    if (![...out.values()].some((i) => order.every((c, n) => i.columns[n] === c))) add(false, order);
   }
   return [...out.values()];
 }
