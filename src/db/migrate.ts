@@ -9,6 +9,7 @@
 import type { EdmModel } from '../edm/model.js';
 import { columnDefs, createTableSql, derivedIndexPrefixes, indexDefs, type IndexDef } from './ddl.js';
 import type { Database } from './database.js';
+import { sqliteDialect } from '../sql/sqlite-dialect.js';
 import { maintainRowCounters } from './row-counters.js';
 import { stampStoredEtags } from './stored-etags.js';
 
@@ -33,8 +34,9 @@ function createIndex(db: Database, table: string, index: IndexDef): void {
     db.exec(index.sql);
   } catch (e) {
     if ((e as { code?: unknown }).code !== 'SQLITE_CONSTRAINT_UNIQUE') throw e;
-    const cols = index.columns.map((c) => `"${c}"`).join(', ');
-    const dup = db.raw.prepare(`SELECT ${cols} FROM "${table}" GROUP BY ${cols} HAVING count(*) > 1 LIMIT 1`).get() as Record<string, unknown> | undefined;
+    const q = sqliteDialect.quoteIdentifier;
+    const cols = index.columns.map(q).join(', ');
+    const dup = db.raw.prepare(`SELECT ${cols} FROM ${q(table)} GROUP BY ${cols} HAVING count(*) > 1 LIMIT 1`).get() as Record<string, unknown> | undefined;
     const shown = dup === undefined ? '' : ` (for example ${index.columns.map((c) => `${c}=${JSON.stringify(dup[c])}`).join(', ')})`;
     throw new MigrationError(
       `Cannot create the unique index "${index.name}": rows of "${table}" share values of (${index.columns.join(', ')})${shown}. ` +
@@ -49,7 +51,7 @@ function dropStaleIndexes(db: Database, table: string, wanted: readonly IndexDef
   const derived = (name: string): boolean => derivedIndexPrefixes(table).some((prefix) => name.startsWith(prefix));
   const existing = db.raw.prepare(`SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL`).all(table) as { name: string }[];
   const stale = existing.map((i) => i.name).filter((name) => derived(name) && !keep.has(name));
-  for (const name of stale) db.exec(`DROP INDEX "${name.replace(/"/g, '""')}"`);
+  for (const name of stale) db.exec(`DROP INDEX ${sqliteDialect.quoteIdentifier(name)}`);
   return stale;
 }
 
