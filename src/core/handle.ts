@@ -106,10 +106,14 @@ async function handleUnsafe(svc: ServiceContext, req: ODataRequest): Promise<ODa
 /** Handles one request; never rejects. */
 export async function handle(svc: ServiceContext, req: ODataRequest): Promise<ODataResponse> {
   let res: ODataResponse;
+  // Reads of the requests of one event-loop turn share one snapshot (db/shared-reads.ts).
+  svc.db.enterRequest(req.turnSnapshot === true);
   try {
     res = await handleUnsafe(svc, req);
   } catch (e) {
     res = toErrorResponse(e, req.requestId, svc.log);
+  } finally {
+    svc.db.leaveRequest();
   }
   return { ...res, headers: { ...res.headers, 'OData-Version': '4.0' } };
 }

@@ -32,6 +32,12 @@ export interface ODataRequest {
   readonly requestId: string;
   /** The client's network address (for logs and rate limits), when known. */
   readonly clientAddress?: string;
+  /**
+   * true when the request was read from a socket in the current event-loop turn (the HTTP layer sets
+   * it): everything committed before it was sent is then in the turn's shared read snapshot, which
+   * its reads may join (db/shared-reads.ts). Otherwise its first read sees the newest data.
+   */
+  readonly turnSnapshot?: boolean;
 }
 
 /** The response the core produces. */

@@ -6,6 +6,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import type { CompiledQuery } from '../sql/compile.js';
 import { formatEtag } from '../serialize/etag.js';
 import { GroupCommit } from './group-commit.js';
+import { SharedReads } from './shared-reads.js';
 
 /** A row as SQLite returns it. */
 export type DbRow = Record<string, unknown>;
@@ -19,19 +20,39 @@ export class Database {
   statementCount = 0;
 
   private readonly group: GroupCommit;
+  private readonly reads: SharedReads;
 
-  constructor(readonly raw: BetterSqlite3.Database) {
-    this.group = new GroupCommit(raw, (fn) => this.transaction(fn));
+  constructor(private readonly conn: BetterSqlite3.Database) {
+    this.reads = new SharedReads(conn);
+    this.group = new GroupCommit(() => this.raw, (fn) => this.transaction(fn));
+  }
+
+  /** The better-sqlite3 connection, for what this class does not wrap; ends the shared read snapshot first (the caller may write). */
+  get raw(): BetterSqlite3.Database {
+    this.reads.end();
+    return this.conn;
+  }
+
+  /** A request starts: its reads share the read snapshot of this event-loop turn, or a new one unless `joinTurn` (shared-reads.ts). */
+  enterRequest(joinTurn: boolean): void {
+    this.reads.enter(joinTurn);
+  }
+
+  /** A request ended (see enterRequest). */
+  leaveRequest(): void {
+    this.reads.leave();
   }
 
   /** Runs a query and returns every row. */
   all(q: CompiledQuery): DbRow[] {
+    this.reads.beforeRead();
     this.statementCount++;
     return this.prepare(q.sql).all(...q.params) as DbRow[];
   }
 
   /** Runs a query and returns every row as an array of its column values, in column order. */
   rows(q: CompiledQuery): unknown[][] {
+    this.reads.beforeRead();
     this.statementCount++;
     return this.prepare(q.sql, this.rawCache).all(...q.params) as unknown[][];
   }
@@ -41,25 +62,28 @@ export class Database {
    * never held whole (stopping early ends the statement). No other statement may run until it ends.
    */
   iterateRows(q: CompiledQuery): IterableIterator<unknown[]> {
+    this.reads.beforeRead();
     this.statementCount++;
     return this.prepare(q.sql, this.rawCache).iterate(...q.params) as IterableIterator<unknown[]>;
   }
 
   /** Runs a query and returns the first row, if any. */
   get(q: CompiledQuery): DbRow | undefined {
+    this.reads.beforeRead();
     this.statementCount++;
     return this.prepare(q.sql).get(...q.params) as DbRow | undefined;
   }
 
   /** Runs a statement that returns no rows; gives the number of changed rows. */
   run(q: CompiledQuery): number {
+    this.reads.end();
     this.statementCount++;
     return this.prepare(q.sql).run(...q.params).changes;
   }
 
   /** Executes DDL text (no parameters). */
   exec(sql: string): void {
-    this.raw.exec(sql);
+    this.raw.exec(sql); // raw ends the read snapshot
   }
 
   /**
@@ -67,7 +91,7 @@ export class Database {
    * must never stay open across event-loop ticks). A thenable result is a programming error.
    */
   transaction<T>(fn: () => T): T {
-    return this.raw.transaction(() => {
+    return this.raw.transaction(() => { // raw ends the read snapshot
       const result = fn();
       if (result !== null && typeof result === 'object' && typeof (result as { then?: unknown }).then === 'function') {
         throw new Error('A transaction callback must be synchronous; it returned a promise.');
@@ -89,13 +113,14 @@ export class Database {
   close(): void {
     this.cache.clear();
     this.rawCache.clear();
-    if (this.raw.open) this.raw.close();
+    this.reads.end();
+    if (this.conn.open) this.conn.close();
   }
 
   private prepare(sql: string, cache = this.cache): BetterSqlite3.Statement {
     let stmt = cache.get(sql);
     if (stmt === undefined) {
-      stmt = this.raw.prepare(sql);
+      stmt = this.conn.prepare(sql);
       if (cache === this.rawCache) stmt.raw(true);
       if (cache.size > 2000) cache.clear();
       cache.set(sql, stmt);

@@ -30,12 +30,12 @@ export class GroupCommit {
   private scheduled = false;
 
   /**
-   * @param raw the connection
+   * @param connection the connection (any read snapshot of it ended)
    * @param transaction runs a body in a transaction (a savepoint when one is open), with the caller's checks
    * @param maxBatch the most jobs one COMMIT covers (bounds how long one batch holds the event loop)
    */
   constructor(
-    private readonly raw: BetterSqlite3.Database,
+    private readonly connection: () => BetterSqlite3.Database,
     private readonly transaction: <T>(fn: () => T) => T,
     private readonly maxBatch = 32,
   ) {}
@@ -72,20 +72,21 @@ export class GroupCommit {
   /** One outcome per job; every job fails when the shared transaction cannot commit. */
   private runBatch(batch: readonly Job[]): Outcome[] {
     const outcomes: Outcome[] = [];
+    const raw = this.connection();
     try {
-      this.raw.exec('BEGIN');
+      raw.exec('BEGIN');
       for (const job of batch) {
         const outcome = attempt(() => this.transaction(job.fn)); // a savepoint inside the open transaction
-        if (!outcome.ok && !this.raw.inTransaction) {
+        if (!outcome.ok && !raw.inTransaction) {
           // SQLite ended the whole transaction (e.g. disk full): the earlier jobs' changes are gone too.
           throw outcome.error;
         }
         outcomes.push(outcome);
       }
-      this.raw.exec('COMMIT');
+      raw.exec('COMMIT');
       return outcomes;
     } catch (error) {
-      if (this.raw.inTransaction) this.raw.exec('ROLLBACK');
+      if (raw.inTransaction) raw.exec('ROLLBACK');
       return batch.map(() => ({ ok: false, error }));
     }
   }

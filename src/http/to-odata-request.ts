@@ -29,5 +29,6 @@ export function toODataRequest(req: IncomingMessage, serviceRoot: string, body: 
     serviceRootUrl: `${protocol}://${host}${serviceRoot}`,
     requestId,
     clientAddress: req.socket.remoteAddress,
+    turnSnapshot: true,
   };
 }

@@ -80,3 +80,18 @@ test('failed authentications are limited per client address (429), successful on
     limited.close();
   }
 });
+
+test('a request read from a socket is marked as one that may join the turn\'s read snapshot', async () => {
+  const seen: (boolean | undefined)[] = [];
+  const handle = t.service.handle;
+  (t.service as { handle: typeof handle }).handle = (req) => {
+    seen.push(req.turnSnapshot);
+    return handle(req);
+  };
+  try {
+    await request(app).get('/api/v2.0/engChangeNotices?$top=1').set('Authorization', auth).expect(200);
+  } finally {
+    (t.service as { handle: typeof handle }).handle = handle;
+  }
+  expect(seen).toEqual([true]);
+});
