@@ -38,6 +38,11 @@ export class Database {
     this.reads.enter(joinTurn);
   }
 
+  /** The number of the open shared read snapshot, -1 when none is open (shared-reads.ts). */
+  get readSnapshot(): number {
+    return this.reads.snapshot;
+  }
+
   /** A request ended (see enterRequest). */
   leaveRequest(): void {
     this.reads.leave();

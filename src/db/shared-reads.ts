@@ -18,6 +18,8 @@ import type BetterSqlite3 from 'better-sqlite3';
 
 /** The read snapshot of one connection (see the file comment). */
 export class SharedReads {
+  /** Number of the open snapshot (each snapshot gets a new one). */
+  private gen = 0;
   private inFlight = 0;
   private open = false;
   private endScheduled = false;
@@ -45,6 +47,7 @@ export class SharedReads {
     if (this.open || this.inFlight === 0 || this.conn.inTransaction) return;
     this.begin.run();
     this.open = true;
+    this.gen++;
     if (!this.endScheduled) {
       this.endScheduled = true;
       setImmediate(() => {
@@ -61,8 +64,12 @@ export class SharedReads {
     if (this.conn.open && this.conn.inTransaction) this.commit.run();
   }
 
-  /** true while a snapshot is open. */
-  get active(): boolean {
-    return this.open;
+  /**
+   * The number of the open snapshot, or -1 when none is open. While it stays the same, a value read
+   * in it is still what a read would return (nothing commits into an open snapshot, and a write of
+   * this connection ends it first); -1 means every read is its own transaction and nothing can be reused.
+   */
+  get snapshot(): number {
+    return this.open ? this.gen : -1;
   }
 }

@@ -38,6 +38,28 @@ test('a repeated request runs one access statement (the version) before its own 
   expect(t.service.db.statementCount - before).toBe(2);
 });
 
+test('requests read from sockets in one event-loop turn share one version check (their read snapshot)', async () => {
+  const token = t.token('KLEE');
+  const q = url().indexOf('?');
+  const request = (turnSnapshot: boolean) =>
+    t.service.handle({ method: 'GET', path: url().slice(0, q), rawQuery: url().slice(q + 1), headers: { authorization: `Bearer ${token}` }, serviceRootUrl: 'http://h/api/v2.0', requestId: 'r', turnSnapshot });
+  expect((await request(true)).status).toBe(200);
+  await new Promise((r) => setImmediate(r));
+  const before = t.service.db.statementCount;
+  const three = await Promise.all([request(true), request(true), request(true)]);
+  expect(three.map((r) => r.status)).toEqual([200, 200, 200]);
+  // one version check, then three pages
+  expect(t.service.db.statementCount - before).toBe(4);
+  // A request that does not join the turn's snapshot checks again.
+  const after = t.service.db.statementCount;
+  expect((await request(false)).status).toBe(200);
+  expect(t.service.db.statementCount - after).toBe(2);
+  // A revocation committed by another connection before a later turn's requests is seen by them.
+  await new Promise((r) => setImmediate(r));
+  other.prepare(`UPDATE "_tokens" SET "revokedAt" = ? WHERE "tokenId" = ?`).run(new Date().toISOString(), token.split('_')[1]);
+  expect((await request(true)).status).toBe(401);
+});
+
 test('a token revoked by another connection is refused on the next request', async () => {
   const token = t.token('KLEE');
   expect((await t.call('GET', url(), { token })).status).toBe(200);
