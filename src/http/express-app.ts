@@ -17,7 +17,7 @@ import type { Service } from '../service.js';
 import { NotFoundError } from '../errors/odata-error.js';
 import { toErrorResponse } from '../errors/to-error-response.js';
 import type { ODataResponse } from '../core/request.js';
-import { readBody } from './read-body.js';
+import { hasBody, readBody } from './read-body.js';
 import { toODataRequest } from './to-odata-request.js';
 
 /** A node:http request listener. */
@@ -41,12 +41,22 @@ function send(res: ServerResponse, method: string | undefined, r: ODataResponse)
  */
 class FailedAuthentications {
   private readonly store = new MemoryStore();
+  /** When the last failure was counted (ms since epoch); none yet: -Infinity. */
+  private lastFailure = -Infinity;
 
   constructor(
-    windowMs: number,
+    private readonly windowMs: number,
     private readonly max: number,
   ) {
     this.store.init({ windowMs } as RateLimitOptions);
+  }
+
+  /**
+   * false when no client can be blocked: no failure was counted within the last window (a client's
+   * count resets at most one window after its first failure). Spares the store lookup per request.
+   */
+  anyRecent(): boolean {
+    return Date.now() - this.lastFailure < this.windowMs;
   }
 
   /** Seconds until the client may try again, or undefined when it is not blocked. */
@@ -58,6 +68,7 @@ class FailedAuthentications {
 
   /** Counts a failed authentication. */
   failed(key: string): void {
+    this.lastFailure = Date.now();
     void this.store.increment(key);
   }
 }
@@ -78,7 +89,7 @@ export function createRequestListener(service: Service): RequestListener {
     const started = process.hrtime.bigint();
     res.setHeader('x-request-id', requestId);
     const client = ipKeyGenerator(req.socket.remoteAddress ?? '');
-    const retryAfter = await failures.retryAfter(client);
+    const retryAfter = failures.anyRecent() ? await failures.retryAfter(client) : undefined;
     if (retryAfter !== undefined) {
       log.warn({ requestId, clientAddress: req.socket.remoteAddress }, 'authentication rate limit reached');
       res.statusCode = 429;
@@ -96,7 +107,7 @@ export function createRequestListener(service: Service): RequestListener {
       if (path !== root && !path.startsWith(`${root}/`)) {
         throw new NotFoundError(`No HTTP resource was found that matches the request URI '${url}'. The service root is ${root}/.`, 'BadRequest_NotFound');
       }
-      const body = await readBody(req, maxBody);
+      const body = hasBody(req) ? await readBody(req, maxBody) : undefined;
       response = await service.handle(toODataRequest(req, root, body, requestId));
     } catch (e) {
       response = toErrorResponse(e, requestId, log);

@@ -5,11 +5,15 @@
 import type { IncomingMessage } from 'node:http';
 import { PayloadTooLargeError } from '../errors/odata-error.js';
 
+/** false when the message has no body: neither a length nor a transfer coding (RFC 9112 §6.3). */
+export function hasBody(req: IncomingMessage): boolean {
+  return req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
+}
+
 /** The whole body (undefined when there is none), or PayloadTooLargeError. */
 export async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
+  if (!hasBody(req)) return undefined;
   const length = req.headers['content-length'];
-  // Neither a length nor a transfer coding: the message has no body (RFC 9112 §6.3).
-  if (length === undefined && req.headers['transfer-encoding'] === undefined) return undefined;
   const declared = Number(length ?? NaN);
   if (Number.isFinite(declared) && declared > limit) {
     req.resume();
