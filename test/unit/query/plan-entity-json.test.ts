@@ -26,6 +26,8 @@ beforeAll(() => {
   const raw = t.service.db.raw;
   // Values SQLite and JSON.stringify spell differently, or that need escaping.
   const numbers = [5, 0.00001, 1 / 3, 123456789012345.6, 1e20, -0.5, 40, 0.1 + 0.2, 1e-7, 2.5e15, 12.34, 0, -0, 7.25, Infinity, -Infinity, null];
+  // Quantities, the double next to one, more decimals, the bounds of the 15-digit spelling.
+  numbers.push(2.09, 2.09 + 2 * Number.EPSILON, -123.456789, 0.0001, 0.000123456, 0.1 * 3, 1234567.1234567, 98765.4321, 1e9 + 0.5);
   const lines = raw.prepare('SELECT "id" FROM "engChangeNoticeBOMLines" ORDER BY "id"').pluck().all() as string[];
   const setNumbers = raw.prepare('UPDATE "engChangeNoticeBOMLines" SET "quantityPer" = ?, "newQuantityPer" = ?, "description" = ? WHERE "id" = ?');
   const texts = ['quote " and \\ backslash', 'tab\tnew\nline\r\u0001\u001f\u007f', 'Ünïcödé Ø 😀 \u2028\u2029', "O'Brien", '', null];
@@ -97,7 +99,7 @@ test.each(CASES)('%s ?%s: the same with odata.metadata=none', (typeName, query) 
 test('the edge values were really read (numbers, escapes, versions)', () => {
   const { sql } = both('engChangeNoticeBOMLine', '$select=quantityPer', MINIMAL);
   const text = sql.join('\n');
-  for (const spelled of ['5', '0.00001', '0.3333333333333333', '1e-7', '100000000000000000000', '2500000000000000', '0', 'null']) {
+  for (const spelled of ['5', '0.00001', '0.3333333333333333', '1e-7', '100000000000000000000', '2500000000000000', '0', 'null', '2.09', '2.0900000000000003', '-123.456789', '0.30000000000000004']) {
     expect(text).toContain(`"quantityPer":${spelled}}`);
   }
   const ecns = both('engChangeNotice', '$select=number', MINIMAL).sql.join('\n');
