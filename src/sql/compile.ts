@@ -6,6 +6,9 @@ import { assertNever } from '../util/assert-never.js';
 import type { Dialect } from './dialect.js';
 import type { FromItem, SelectNode, SqlExpr, SqlValue, StatementNode } from './nodes.js';
 
+/** What a `name` node may print between single quotes. */
+const NAME_LITERAL = /^[A-Za-z0-9_.@]+$/;
+
 /** A statement ready to run: its text and positional parameters. */
 export interface CompiledQuery {
   readonly sql: string;
@@ -148,6 +151,9 @@ function writeExpr(w: SqlWriter, e: SqlExpr): void {
     case 'constant':
       if (e.value !== null && !Number.isFinite(e.value)) throw new Error('non-finite SQL constant');
       return w.write(e.value === null ? 'NULL' : String(e.value));
+    case 'name':
+      if (!NAME_LITERAL.test(e.value)) throw new Error(`not a name for an SQL literal: ${JSON.stringify(e.value)}`);
+      return w.write(`'${e.value}'`);
     case 'binary':
       w.write('(');
       writeExpr(w, e.left);

@@ -31,6 +31,13 @@ export type SqlExpr =
   | { readonly kind: 'param'; readonly value: SqlValue }
   /** A constant printed into the SQL text: only numbers and NULL, never user strings. */
   | { readonly kind: 'constant'; readonly value: number | null }
+  /**
+   * A name printed into the SQL text as a string literal: JSON member names from the model and the
+   * dialect's own words, never user strings. The compiler refuses anything but letters, digits, `_`,
+   * `.` and `@`, so the literal cannot end early. Binding them instead cost 27 string conversions
+   * per statement (about 1.8 µs of a 12 µs GET by key).
+   */
+  | { readonly kind: 'name'; readonly value: string }
   | { readonly kind: 'binary'; readonly operator: SqlBinaryOperator; readonly left: SqlExpr; readonly right: SqlExpr }
   | { readonly kind: 'not'; readonly operand: SqlExpr }
   | { readonly kind: 'negate'; readonly operand: SqlExpr }

@@ -9,6 +9,7 @@ import type { SqlExpr } from './nodes.js';
 
 const call = (name: string, ...args: SqlExpr[]): SqlExpr => ({ kind: 'call', name, args });
 const p = (value: string | number): SqlExpr => ({ kind: 'param', value });
+const name = (value: string): SqlExpr => ({ kind: 'name', value });
 const int = (e: SqlExpr): SqlExpr => ({ kind: 'cast', operand: e, type: 'INTEGER' });
 const arg = (args: readonly SqlExpr[], i: number): SqlExpr => {
   const a = args[i];
@@ -99,12 +100,12 @@ export const sqliteDialect: Dialect = {
   containsExpr: (haystack, needle) => ({ kind: 'binary', operator: '>', left: call('instr', haystack, needle), right: { kind: 'constant', value: 0 } }),
   exactDivide: (left, right) => ({ kind: 'binary', operator: '/', left: { kind: 'cast', operand: left, type: 'REAL' }, right }),
   // JSON subtypes do not survive a subquery boundary in SQLite, so embedded JSON text is re-marked with json().
-  jsonObject: (members) => call('json_object', ...members.flatMap((m) => [p(m.key), m.json ? call('json', m.value) : m.value])),
+  jsonObject: (members) => call('json_object', ...members.flatMap((m) => [name(m.key), m.json ? call('json', m.value) : m.value])),
   jsonArrayAgg: (rowJson) => call('coalesce', call('json_group_array', call('json', rowJson)), p('[]')),
   jsonTextArrayAgg: (rowJson) => call('coalesce', concat([p('['), call('group_concat', rowJson, p(',')), p(']')]), p('[]')),
   concat,
   // `CASE (e = 1)` evaluates e once (it may be an EXISTS subquery); json() of a constant is computed once per statement.
-  jsonBoolean: (e) => ({ kind: 'case', base: bin('=', e, c(1)), whens: [{ when: c(1), then: call('json', p('true')) }, { when: c(0), then: call('json', p('false')) }] }),
+  jsonBoolean: (e) => ({ kind: 'case', base: bin('=', e, c(1)), whens: [{ when: c(1), then: call('json', name('true')) }, { when: c(0), then: call('json', name('false')) }] }),
   jsonNumber,
   rowOrder: (alias) => ({ kind: 'column', table: alias, column: 'rowid' }),
   // Base64 in SQL (lookup tables, arithmetic) measured slower than this one function call per row.

@@ -38,6 +38,15 @@ describe('compile', () => {
     expect(run(node)).toEqual([]);
   });
 
+  test('a name prints as a string literal, and anything that could end the literal is refused', () => {
+    const named = (value: string): StatementNode => select({ columns: [{ expr: { kind: 'call', name: 'json_object', args: [{ kind: 'name', value }, col('t', 'qty')] }, alias: 'j' }], from: { kind: 'table', table: 'item', alias: 't' }, where: eq(col('t', 'id'), param('a')) });
+    const q = compile(named('@odata.etag'), sqliteDialect);
+    expect(q.sql).toBe(`SELECT json_object('@odata.etag', "t"."qty") AS "j" FROM "item" AS "t" WHERE ("t"."id" = ?)`);
+    expect(q.params).toEqual(['a']);
+    expect(run(named('quantity_2'))).toEqual([{ j: '{"quantity_2":1}' }]);
+    for (const bad of ["x'", "x', 1) --", '', 'a b', 'a\\b', 'ä']) expect(() => compile(named(bad), sqliteDialect)).toThrow('not a name for an SQL literal');
+  });
+
   test('identifiers are quoted with embedded quotes doubled', () => {
     expect(sqliteDialect.quoteIdentifier('a"b')).toBe('"a""b"');
   });
