@@ -88,8 +88,9 @@ export function createRequestListener(service: Service): RequestListener {
     const requestId = typeof header === 'string' && header.length <= 100 ? header : randomUUID();
     const started = process.hrtime.bigint();
     res.setHeader('x-request-id', requestId);
-    const client = ipKeyGenerator(req.socket.remoteAddress ?? '');
-    const retryAfter = failures.anyRecent() ? await failures.retryAfter(client) : undefined;
+    // The client's key (an IPv6 address's /56 subnet) is only needed once a failure was counted.
+    const client = (): string => ipKeyGenerator(req.socket.remoteAddress ?? '');
+    const retryAfter = failures.anyRecent() ? await failures.retryAfter(client()) : undefined;
     if (retryAfter !== undefined) {
       log.warn({ requestId, clientAddress: req.socket.remoteAddress }, 'authentication rate limit reached');
       res.statusCode = 429;
@@ -112,7 +113,7 @@ export function createRequestListener(service: Service): RequestListener {
     } catch (e) {
       response = toErrorResponse(e, requestId, log);
     }
-    if (response.status === 401) failures.failed(client);
+    if (response.status === 401) failures.failed(client());
     send(res, req.method, response);
     if (log.isLevelEnabled('info')) {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;

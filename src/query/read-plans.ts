@@ -76,7 +76,22 @@ function shapeKey(ctx: OperationContext, kind: ReadKind, type: EntityType, condi
   if (ctx.options.skiptoken !== undefined) return undefined;
   const prefer = kind === 'collection' ? (ctx.req.headers['prefer'] ?? '') : '';
   const head = [kind, type.name, conditions.map((c) => c.property).join(','), format.metadata, format.ieee754Compatible, ctx.links.serviceRootUrl, ctx.links.prefix, prefer];
-  return `${head.join('\n')}\n${JSON.stringify(ctx.options, keyReplacer)}`;
+  return `${head.join('\n')}\n${optionsKey(ctx.options)}`;
+}
+
+/** The query options as text; `{}` (never a JSON.stringify result) for none, the common case of a GET by key. */
+function optionsKey(options: OperationContext['options']): string {
+  if (options.aliases.size === 0 && options.custom.size === 0) {
+    let none = true;
+    for (const k in options) {
+      if (k !== 'aliases' && k !== 'custom' && options[k as keyof typeof options] !== undefined) {
+        none = false;
+        break;
+      }
+    }
+    if (none) return '{}';
+  }
+  return JSON.stringify(options, keyReplacer);
 }
 
 const COUNT_STAR: SqlExpr = { kind: 'call', name: 'count', args: [{ kind: 'star' }] };

@@ -100,15 +100,19 @@ export function scanDateTimeOffset(lx: Lexer, at: number): number {
 /** ABNF `guid = 8HEXDIG "-" 4HEXDIG "-" 4HEXDIG "-" 4HEXDIG "-" 12HEXDIG`. */
 export function scanGuid(lx: Lexer, at: number): number {
   let i = at;
-  for (const [n, k] of [8, 4, 4, 4, 12].entries()) {
+  for (let n = 0; n < GUID_GROUPS.length; n++) {
     if (n > 0) {
-      if (lx.charAt(i) !== '-') return fail(i);
+      if (code(lx, i) !== 0x2d) return fail(i);
       i++;
     }
-    for (let j = 0; j < k; j++, i++) if (!isHexDigit(code(lx, i))) return fail(i);
+    const end = i + (GUID_GROUPS[n] as number);
+    for (; i < end; i++) if (!isHexDigit(code(lx, i))) return fail(i);
   }
   return isHexDigit(code(lx, i)) ? fail(i) : i;
 }
+
+/** Hexadecimal digits per `-`-separated group of a GUID. */
+const GUID_GROUPS = [8, 4, 4, 4, 12] as const;
 
 /** True for 0-9, A-F, a-f. */
 export function isHexDigit(c: number): boolean {
