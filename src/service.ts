@@ -35,8 +35,11 @@ export interface Service {
   readonly db: Database;
   readonly log: Logger;
   readonly context: ServiceContext;
-  /** The core: one request in, one response out. */
-  handle(req: ODataRequest): Promise<ODataResponse>;
+  /**
+   * The core: one request in, one response out; never throws or rejects. The response comes as a
+   * promise only when the request had to wait (writes, JWT verification); `await` takes either.
+   */
+  handle(req: ODataRequest): ODataResponse | Promise<ODataResponse>;
   /** Options the service was created with (the HTTP layer reads the rate limit). */
   readonly options: ServiceOptions;
   /** The webhook delivery worker; undefined when the model has no event types or delivery is off. */

@@ -25,8 +25,11 @@ export class Authenticator {
     this.jwt = jwt === undefined ? undefined : new JwtVerifier(jwt);
   }
 
-  /** The principal of a request, or AuthenticationError. */
-  async authenticate(authorization: string | undefined, context: { requestId: string; clientAddress?: string }): Promise<Principal> {
+  /**
+   * The principal of a request, or AuthenticationError. Synchronous for opaque tokens (a promise only
+   * for JWTs, whose keys may have to be fetched): every promise and await is a microtask hop per request.
+   */
+  authenticate(authorization: string | undefined, context: { requestId: string; clientAddress?: string }): Principal | Promise<Principal> {
     const fail = (reason: string, invalidToken: boolean, message: string): never => {
       this.log.warn({ requestId: context.requestId, clientAddress: context.clientAddress, reason }, 'authentication failed');
       throw new AuthenticationError(message, invalidToken);
@@ -37,7 +40,6 @@ export class Authenticator {
     const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
     if (m === null) return fail('not a bearer token', false, 'The server has rejected the client credentials: only the Bearer scheme is accepted.');
     const token = m[1] as string;
-    let userKey: string | undefined;
     this.cache.refresh();
     if (token.startsWith('ecn_')) {
       let failure = 'unknown token';
@@ -50,14 +52,20 @@ export class Authenticator {
       if (verified === undefined) return fail(failure, true, `The server has rejected the client credentials (${failure}).`);
       // A cached token expires like a stored one.
       if (verified.expiresAtMs !== undefined && verified.expiresAtMs <= Date.now()) return fail('expired token', true, 'The server has rejected the client credentials (expired token).');
-      userKey = verified.userId;
-    } else if (this.jwt !== undefined && JwtVerifier.looksLikeJwt(token)) {
-      const r = await this.jwt.verify(token);
-      if (!r.ok) return fail(r.reason, true, `The server has rejected the client credentials (${r.reason}).`);
-      userKey = r.user;
-    } else {
-      return fail('unrecognised token', true, 'The server has rejected the client credentials (unrecognised token).');
+      return this.principalOf(verified.userId, fail);
     }
+    const jwt = this.jwt;
+    if (jwt !== undefined && JwtVerifier.looksLikeJwt(token)) {
+      return jwt.verify(token).then((r) => {
+        if (!r.ok) return fail(r.reason, true, `The server has rejected the client credentials (${r.reason}).`);
+        return this.principalOf(r.user, fail);
+      });
+    }
+    return fail('unrecognised token', true, 'The server has rejected the client credentials (unrecognised token).');
+  }
+
+  /** The principal of an authenticated user key (id or email), or `fail` when no such user exists. */
+  private principalOf(userKey: string, fail: (reason: string, invalidToken: boolean, message: string) => never): Principal {
     const principal = this.cache.principal(userKey, () => {
       const user = this.users.findByIdOrEmail(userKey);
       return user === undefined ? null : this.users.principal(user);

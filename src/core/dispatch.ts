@@ -15,8 +15,8 @@ function methodNotAllowed(method: string, what: string, allowed: string[]): Meth
   return new MethodNotAllowedError(`'${method}' requests for ${what} are not allowed; use ${allowed.join(', ')}.`, allowed);
 }
 
-/** Runs the operation for the request's target and method. */
-export async function dispatch(ctx: OperationContext): Promise<ODataResponse> {
+/** Runs the operation for the request's target and method (reads synchronously; writes give a promise). */
+export function dispatch(ctx: OperationContext): ODataResponse | Promise<ODataResponse> {
   const method = ctx.req.method === 'HEAD' ? 'GET' : ctx.req.method;
   const target = ctx.path.target;
   const type = ctx.path.steps[ctx.path.steps.length - 1]?.type;
@@ -24,22 +24,22 @@ export async function dispatch(ctx: OperationContext): Promise<ODataResponse> {
   switch (target.kind) {
     case 'collection':
       if (method === 'GET') return readCollection(ctx);
-      if (method === 'POST') return await create(ctx);
+      if (method === 'POST') return create(ctx);
       throw methodNotAllowed(method, `the collection '${setName}'`, type?.capabilities.insertable === false ? ['GET'] : ['GET', 'POST']);
     case 'entity':
       if (method === 'GET') return readEntity(ctx);
-      if (method === 'PATCH') return await update(ctx);
-      if (method === 'DELETE') return await remove(ctx);
+      if (method === 'PATCH') return update(ctx);
+      if (method === 'DELETE') return remove(ctx);
       throw methodNotAllowed(method, `a single '${type?.name ?? ''}' entity`, ['GET', 'PATCH', 'DELETE']);
     case 'count':
       if (method === 'GET') return readCount(ctx);
       throw methodNotAllowed(method, '$count', ['GET']);
     case 'action':
-      if (method === 'POST') return await invokeAction(ctx, target.action);
+      if (method === 'POST') return invokeAction(ctx, target.action);
       throw methodNotAllowed(method, `the action '${target.action.qualifiedName}'`, ['POST']);
     case 'media':
       if (method === 'GET') return readMedia(ctx);
-      if (method === 'PUT') return await writeMedia(ctx);
+      if (method === 'PUT') return writeMedia(ctx);
       throw methodNotAllowed(method, `the media field '${target.property.name}'`, ['GET', 'PUT']);
     case 'property':
       if (method === 'GET') return readProperty(ctx);

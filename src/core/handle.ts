@@ -7,7 +7,7 @@
 import { toErrorResponse } from '../errors/to-error-response.js';
 import { CompanyAccessDeniedError, MethodNotAllowedError } from '../errors/odata-error.js';
 import { parseQueryOptions } from '../uri/parse-options.js';
-import { parseResourcePath } from '../uri/parse-path.js';
+import { PathTemplates } from '../uri/path-templates.js';
 import { bindPath } from '../uri/bind-path.js';
 import type { Expr, QueryOptions } from '../uri/ast.js';
 import type { ResourcePathBinding } from './operation-context.js';
@@ -21,6 +21,9 @@ import { findCompany, resolveCompany } from './resolve-company.js';
 import type { ServiceContext } from './service-context.js';
 
 const NO_SPAN = { start: 0, end: 0 };
+
+/** Resource paths parsed once per shape (uri/path-templates.ts). */
+const pathTemplates = new PathTemplates();
 
 /** The service document and $metadata, which may be served without a token. */
 function isMetadataPath(path: string): boolean {
@@ -75,11 +78,19 @@ function restrictRowScope(svc: ServiceContext, bound: ResourcePathBinding, optio
   return options;
 }
 
-async function handleUnsafe(svc: ServiceContext, req: ODataRequest): Promise<ODataResponse> {
+/**
+ * Authenticates, then routes. Returns a promise only when a step needs one (a JWT, a write): reads
+ * with an opaque token run without a microtask hop; throws synchronously or rejects alike.
+ */
+function handleUnsafe(svc: ServiceContext, req: ODataRequest): ODataResponse | Promise<ODataResponse> {
+  if (svc.publicMetadata && isMetadataPath(req.path)) return route(svc, req, undefined);
+  const principal = svc.authenticator.authenticate(req.headers['authorization'], { requestId: req.requestId, clientAddress: req.clientAddress });
+  return principal instanceof Promise ? principal.then((p) => route(svc, req, p)) : route(svc, req, principal);
+}
+
+function route(svc: ServiceContext, req: ODataRequest, principal: Principal | undefined): ODataResponse | Promise<ODataResponse> {
   const method = req.method === 'HEAD' ? 'GET' : req.method;
-  const publicPath = svc.publicMetadata && isMetadataPath(req.path);
-  const principal = publicPath ? undefined : await svc.authenticator.authenticate(req.headers['authorization'], { requestId: req.requestId, clientAddress: req.clientAddress });
-  const path = parseResourcePath(req.path);
+  const path = pathTemplates.parse(req.path);
   const parsed = parseQueryOptions(req.rawQuery);
   const bound = bindPath(svc.model, path);
   if (bound.kind === 'serviceDocument' || bound.kind === 'metadata') {
@@ -91,7 +102,7 @@ async function handleUnsafe(svc: ServiceContext, req: ODataRequest): Promise<ODa
   const options = restrictRowScope(svc, bound, restrictCompanies(svc, bound, parsed, principal), principal);
   authorize(principal, company?.id, bound, options, method);
   const companySet = svc.model.company.entitySet;
-  return await dispatch({
+  return dispatch({
     svc,
     req,
     principal,
@@ -103,17 +114,35 @@ async function handleUnsafe(svc: ServiceContext, req: ODataRequest): Promise<ODa
   });
 }
 
-/** Handles one request; never rejects. */
-export async function handle(svc: ServiceContext, req: ODataRequest): Promise<ODataResponse> {
-  let res: ODataResponse;
+/** Handles one request; never throws or rejects. A promise only when the request had to wait (see handleUnsafe). */
+export function handle(svc: ServiceContext, req: ODataRequest): ODataResponse | Promise<ODataResponse> {
   // Reads of the requests of one event-loop turn share one snapshot (db/shared-reads.ts).
   svc.db.enterRequest(req.turnSnapshot === true);
+  let r: ODataResponse | Promise<ODataResponse>;
   try {
-    res = await handleUnsafe(svc, req);
+    r = handleUnsafe(svc, req);
   } catch (e) {
-    res = toErrorResponse(e, req.requestId, svc.log);
-  } finally {
     svc.db.leaveRequest();
+    return finish(toErrorResponse(e, req.requestId, svc.log));
   }
+  if (!(r instanceof Promise)) {
+    svc.db.leaveRequest();
+    return finish(r);
+  }
+  return r.then(
+    (res) => {
+      svc.db.leaveRequest();
+      return finish(res);
+    },
+    (e: unknown) => {
+      svc.db.leaveRequest();
+      return finish(toErrorResponse(e, req.requestId, svc.log));
+    },
+  );
+}
+
+/** The response with `OData-Version: 4.0` (the JSON response builders put it in already: no copy). */
+function finish(res: ODataResponse): ODataResponse {
+  if (res.headers['OData-Version'] === '4.0') return res;
   return { ...res, headers: { ...res.headers, 'OData-Version': '4.0' } };
 }

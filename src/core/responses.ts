@@ -11,7 +11,7 @@ import type { ODataResponse } from './request.js';
 
 /** A JSON response with the OData content type of `format`. */
 export function jsonResponse(status: number, body: Record<string, unknown>, format: JsonFormat, headers: Record<string, string> = {}): ODataResponse {
-  return { status, headers: { 'Content-Type': jsonContentType(format), ...headers }, body: JSON.stringify(body) };
+  return { status, headers: { 'Content-Type': jsonContentType(format), ...headers, 'OData-Version': '4.0' }, body: JSON.stringify(body) };
 }
 
 /** One entity (GET, POST 201, PATCH 200, action result) with its ETag header. */
@@ -70,18 +70,18 @@ export function collectionTextResponse(entities: Iterable<string>, context: stri
   }
   const link = nextLink();
   body.add(link === undefined ? ']}' : `],"@odata.nextLink":${JSON.stringify(link)}}`);
-  return { status: 200, headers: { 'Content-Type': jsonContentType(format) }, body: body.finish() };
+  return { status: 200, headers: { 'Content-Type': jsonContentType(format), 'OData-Version': '4.0' }, body: body.finish() };
 }
 
 /** A whole collection (no next link) whose `value` array is one JSON text already (written by the database). */
 export function collectionArrayTextResponse(array: string, context: string, format: JsonFormat, count: number | undefined): ODataResponse {
-  return { status: 200, headers: { 'Content-Type': jsonContentType(format) }, body: `${collectionTextHead(context, format, count)}${array}}` };
+  return { status: 200, headers: { 'Content-Type': jsonContentType(format), 'OData-Version': '4.0' }, body: `${collectionTextHead(context, format, count)}${array}}` };
 }
 
 /** One entity whose JSON text was written by the database, with its ETag header: the same bytes as entityResponse. */
 export function entityTextResponse(status: number, entity: string, etag: string, context: string, format: JsonFormat): ODataResponse {
   const body = format.metadata !== 'none' ? `{"@odata.context":${JSON.stringify(context)},${entity.slice(1)}` : entity;
-  return { status, headers: { 'Content-Type': jsonContentType(format), ETag: etag }, body };
+  return { status, headers: { 'Content-Type': jsonContentType(format), ETag: etag, 'OData-Version': '4.0' }, body };
 }
 
 /** 204 No Content with optional headers. */

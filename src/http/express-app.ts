@@ -26,7 +26,7 @@ export type RequestListener = (req: IncomingMessage, res: ServerResponse) => voi
 function send(res: ServerResponse, method: string | undefined, r: ODataResponse): void {
   res.statusCode = r.status;
   for (const k in r.headers) res.setHeader(k, r.headers[k] as string);
-  res.setHeader('OData-Version', '4.0');
+  if (r.headers['OData-Version'] === undefined) res.setHeader('OData-Version', '4.0');
   if (r.body === undefined || method === 'HEAD' || r.status === 204) {
     res.end();
     return;
@@ -109,7 +109,8 @@ export function createRequestListener(service: Service): RequestListener {
         throw new NotFoundError(`No HTTP resource was found that matches the request URI '${url}'. The service root is ${root}/.`, 'BadRequest_NotFound');
       }
       const body = hasBody(req) ? await readBody(req, maxBody) : undefined;
-      response = await service.handle(toODataRequest(req, root, body, requestId));
+      const r = service.handle(toODataRequest(req, root, body, requestId));
+      response = r instanceof Promise ? await r : r;
     } catch (e) {
       response = toErrorResponse(e, requestId, log);
     }

@@ -1,0 +1,69 @@
+import { parseResourcePath } from '../../../src/uri/parse-path.js';
+import { PathTemplates } from '../../../src/uri/path-templates.js';
+
+const A = '0b3e7c1a-5d2f-4a8e-9c61-20240601b001';
+const B = 'F1E2D3C4-B5A6-4978-8695-A4B3C2D1E0F9';
+const C = '9d8c7b6a-5e4f-4a3b-8c2d-1e0f9a8b7c6d';
+
+/** What parseResourcePath gives: the parse, or the error's class and message. */
+function outcome(parse: (p: string) => unknown, path: string): unknown {
+  try {
+    return { ok: parse(path) };
+  } catch (e) {
+    return { error: (e as Error).constructor.name, message: (e as Error).message };
+  }
+}
+
+const shapes = [
+  (g: string, h: string) => `/companies(${g})/engChangeNotices(${h})`,
+  (g: string, h: string) => `/companies(id=${g})/engChangeNotices(id=${h})/engChangeNoticeComments`,
+  (g: string, h: string) => `/engChangeOrders(${g})/engChangeOrderTasks(${h})/Microsoft.NAV.activate`,
+  (g: string, h: string) => `/companies(${g})/engChangeNotices(${h})/number/$value`,
+  (g: string) => `/companies(${g})/engChangeNotices/$count`,
+  () => '/engChangeNotices',
+  () => '/',
+  // GUIDs the template cannot stand for: inside a string key, glued to a name, split by percent-encoding, a segment of its own
+  (g: string) => `/items('${g}')`,
+  (g: string) => `/items(abc${g})`,
+  (g: string) => `/items(%3${g.slice(1)})`,
+  (g: string, h: string) => `/items/${g}/${h}`,
+  (g: string, h: string) => `/items(${g}${h})`,
+  // errors, reported in the path's own words
+  (g: string) => `/companies(${g}`,
+  (g: string) => `/companies(${g}))`,
+  (g: string) => `/companies(${g.slice(0, 35)}x)`,
+  (g: string, h: string) => `/companies(${g},${h})`,
+];
+
+test.each(shapes.map((s, i) => [i, s]))('shape %i: every path parses exactly as parseResourcePath parses it, the first time and from the template', (_i, shape) => {
+  const templates = new PathTemplates();
+  for (const [g, h] of [[A, B], [B, C], [C, A], [A, A]] as const) {
+    const path = shape(g, h);
+    expect(outcome((p) => templates.parse(p), path)).toEqual(outcome(parseResourcePath, path));
+  }
+});
+
+test('a filled parse is a copy: the template and earlier results keep their GUIDs', () => {
+  const templates = new PathTemplates();
+  const first = templates.parse(`/companies(${A})/engChangeNotices(${B})`);
+  const snapshot = JSON.stringify(first);
+  const second = templates.parse(`/companies(${C})/engChangeNotices(${A})`);
+  expect(JSON.stringify(first)).toBe(snapshot);
+  expect(second).toEqual(parseResourcePath(`/companies(${C})/engChangeNotices(${A})`));
+  expect(JSON.stringify(second)).toContain(C);
+  expect(JSON.stringify(second)).not.toContain(B.toLowerCase());
+});
+
+test('more shapes than it keeps: still every parse right', () => {
+  const templates = new PathTemplates(4);
+  for (let i = 0; i < 20; i++) {
+    const path = `/set${i % 7}(${i % 2 === 0 ? A : C})/nav${i}`;
+    expect(templates.parse(path)).toEqual(parseResourcePath(path));
+  }
+});
+
+test('an over-long path is refused before any work, as parseResourcePath refuses it', () => {
+  const path = `/companies(${A})/${'x'.repeat(40_000)}`;
+  expect(outcome((p) => new PathTemplates().parse(p), path)).toEqual(outcome(parseResourcePath, path));
+  expect(outcome(parseResourcePath, path)).toMatchObject({ error: 'QueryLimitError' });
+});
