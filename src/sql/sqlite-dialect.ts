@@ -45,16 +45,20 @@ const functions: Record<DialectFunction, (args: readonly SqlExpr[]) => SqlExpr> 
 };
 
 const c = (value: number | null): SqlExpr => ({ kind: 'constant', value });
-const bin = (operator: '||' | '=' | '<' | '>=' | 'AND', left: SqlExpr, right: SqlExpr): SqlExpr => ({ kind: 'binary', operator, left, right });
+const bin = (operator: '||' | '=' | '<' | '<=' | '>=' | 'AND', left: SqlExpr, right: SqlExpr): SqlExpr => ({ kind: 'binary', operator, left, right });
 const concat = (parts: readonly SqlExpr[]): SqlExpr => parts.reduce((a, b) => bin('||', a, b));
 const isNull = (e: SqlExpr): SqlExpr => ({ kind: 'isNull', operand: e, negated: false });
 const abs = (e: SqlExpr): SqlExpr => call('abs', e);
 
 /**
  * JSON.stringify's spelling of a REAL: integral values below 1e15 as integers (SQLite would write
- * `5.0`); values that 15 significant digits represent exactly and that JavaScript writes without an
- * exponent (1e-4 <= |x| < 1e15) as SQLite writes them (the same shortest digits); everything else
- * through the odata_json_number function registered by db/database.ts.
+ * `5.0`); values JavaScript writes without an exponent (1e-4 <= |x| < 1e15) as SQLite writes them
+ * when SQLite's text (the same as CAST AS TEXT) is at most 16 characters, i.e. has at most 15
+ * significant digits: at most one decimal of 15 or fewer significant digits reads back as a given
+ * double, so SQLite's digits are then JavaScript's shortest ones. SQLite writes 17 digits for many
+ * doubles that 15 represent (181004266.441296 as 181004266.44129601), so `printf('%.15g')` reading
+ * back equal is not the test. Everything else goes through the odata_json_number function
+ * registered by db/database.ts.
  */
 function jsonNumber(e: SqlExpr, double: boolean): SqlExpr {
   const fallback = call('json', call('odata_json_number', e, c(double ? 1 : 0)));
@@ -66,7 +70,7 @@ function jsonNumber(e: SqlExpr, double: boolean): SqlExpr {
       { when: isNull(e), then: c(null) },
       { when: bin('AND', bin('=', e, int(e)), bin('<', abs(e), c(1e15))), then: int(e) },
       {
-        when: bin('AND', bin('AND', bin('>=', abs(e), c(0.0001)), bin('<', abs(e), c(1e15))), bin('=', { kind: 'cast', operand: call('printf', p('%.15g'), e), type: 'REAL' }, e)),
+        when: bin('AND', bin('AND', bin('>=', abs(e), c(0.0001)), bin('<', abs(e), c(1e15))), bin('<=', call('length', { kind: 'cast', operand: e, type: 'TEXT' }), c(16))),
         then: e,
       },
     ],

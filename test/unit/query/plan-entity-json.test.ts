@@ -28,7 +28,10 @@ beforeAll(() => {
   const numbers = [5, 0.00001, 1 / 3, 123456789012345.6, 1e20, -0.5, 40, 0.1 + 0.2, 1e-7, 2.5e15, 12.34, 0, -0, 7.25, Infinity, -Infinity, null];
   // Quantities, the double next to one, more decimals, the bounds of the 15-digit spelling.
   numbers.push(2.09, 2.09 + 2 * Number.EPSILON, -123.456789, 0.0001, 0.000123456, 0.1 * 3, 1234567.1234567, 98765.4321, 1e9 + 0.5);
-  const lines = raw.prepare('SELECT "id" FROM "engChangeNoticeBOMLines" ORDER BY "id"').pluck().all() as string[];
+  // 15 significant digits that SQLite writes with 17 (181004266.44129601), JSON.stringify with 15.
+  numbers.push(181004266.441296, 999999999.999999, -105119197.556819, 0.088150833733786, 5440742893.89642);
+  // The first company's lines first: the checks below read that company.
+  const lines = raw.prepare('SELECT "id" FROM "engChangeNoticeBOMLines" ORDER BY "_companyId" = ? DESC, "id"').pluck().all(t.companyIds[0]) as string[];
   const setNumbers = raw.prepare('UPDATE "engChangeNoticeBOMLines" SET "quantityPer" = ?, "newQuantityPer" = ?, "description" = ? WHERE "id" = ?');
   const texts = ['quote " and \\ backslash', 'tab\tnew\nline\r\u0001\u001f\u007f', 'Ünïcödé Ø 😀 \u2028\u2029', "O'Brien", '', null];
   lines.forEach((id, i) => setNumbers.run(numbers[i % numbers.length] ?? null, numbers[(i + 3) % numbers.length] ?? null, texts[i % texts.length] ?? null, id));
@@ -99,7 +102,7 @@ test.each(CASES)('%s ?%s: the same with odata.metadata=none', (typeName, query) 
 test('the edge values were really read (numbers, escapes, versions)', () => {
   const { sql } = both('engChangeNoticeBOMLine', '$select=quantityPer', MINIMAL);
   const text = sql.join('\n');
-  for (const spelled of ['5', '0.00001', '0.3333333333333333', '1e-7', '100000000000000000000', '2500000000000000', '0', 'null', '2.09', '2.0900000000000003', '-123.456789', '0.30000000000000004']) {
+  for (const spelled of ['5', '0.00001', '0.3333333333333333', '1e-7', '100000000000000000000', '2500000000000000', '0', 'null', '2.09', '2.0900000000000003', '-123.456789', '0.30000000000000004', '181004266.441296', '999999999.999999', '-105119197.556819', '0.088150833733786', '5440742893.89642']) {
     expect(text).toContain(`"quantityPer":${spelled}}`);
   }
   const ecns = both('engChangeNotice', '$select=number', MINIMAL).sql.join('\n');
