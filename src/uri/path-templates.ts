@@ -22,9 +22,12 @@ const GUID_RUN = /[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0
  */
 type Entry = { readonly path: ResourcePath; readonly slots: number; readonly holders: ReadonlySet<object> } | null;
 
+/** A template seen once so far. */
+const ONCE = 'once';
+
 /** Parses resource paths through templates (see the file comment). Bounded: cleared when full. */
 export class PathTemplates {
-  private readonly entries = new Map<string, Entry>();
+  private readonly entries = new Map<string, Entry | typeof ONCE>();
   /** The first 24 characters of every placeholder (`xxxxxxxx-xxxx-xxxx-xxxx-`), random per instance. */
   private readonly prefix: string;
 
@@ -39,12 +42,14 @@ export class PathTemplates {
     const guids: string[] = [];
     const template = rawPath.replace(GUID_RUN, (g) => this.placeholder(guids.push(g) - 1));
     let entry = this.entries.get(template);
-    if (entry === undefined) {
-      entry = this.learn(template, guids.length);
+    if (entry === undefined || entry === ONCE) {
+      // A template is learned the second time it comes: paths that never repeat (other keys than
+      // GUIDs, say line numbers) cost a lookup, not a second parse.
       if (this.entries.size >= this.limit) this.entries.clear();
+      entry = entry === undefined ? ONCE : this.learn(template, guids.length);
       this.entries.set(template, entry);
     }
-    if (entry === null) return parseResourcePath(rawPath);
+    if (entry === ONCE || entry === null) return parseResourcePath(rawPath);
     if (entry.slots === 0) return entry.path;
     return fill(entry.path, entry.holders, this.prefix, guids) as ResourcePath;
   }
