@@ -20,7 +20,10 @@ const GUID_RUN = /[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0
  * A template's parse, how many GUIDs it takes and the objects of the parse that hold a placeholder
  * (themselves or below: only these are copied when filling), or null when its paths must be parsed themselves.
  */
-type Entry = { readonly path: ResourcePath; readonly slots: number; readonly holders: ReadonlySet<object> } | null;
+type Entry = { readonly path: ResourcePath; readonly slots: number; readonly holders: Holders } | null;
+
+/** The objects and arrays of a parse that hold a placeholder, each with the keys (or indexes) under which one is held. */
+type Holders = ReadonlyMap<object, readonly string[]>;
 
 /** A template seen once so far. */
 const ONCE = 'once';
@@ -30,6 +33,8 @@ export class PathTemplates {
   private readonly entries = new Map<string, Entry | typeof ONCE>();
   /** The first 24 characters of every placeholder (`xxxxxxxx-xxxx-xxxx-xxxx-`), random per instance. */
   private readonly prefix: string;
+  /** Placeholder i, made once. */
+  private readonly placeholders: string[] = [];
 
   constructor(private readonly limit = 256) {
     const hex = randomBytes(10).toString('hex');
@@ -55,7 +60,9 @@ export class PathTemplates {
   }
 
   private placeholder(i: number): string {
-    return `${this.prefix}${i.toString(16).padStart(12, '0')}`;
+    let p = this.placeholders[i];
+    if (p === undefined) this.placeholders[i] = p = `${this.prefix}${i.toString(16).padStart(12, '0')}`;
+    return p;
   }
 
   /** Parses a template and checks that its placeholders are exactly its GUID literals. */
@@ -67,7 +74,7 @@ export class PathTemplates {
       return null; // the path's own parse gives the error, in its own words
     }
     const seen = new Array<number>(slots).fill(0);
-    const holders = new Set<object>();
+    const holders = new Map<object, string[]>();
     if (!placeholdersOk(path, this.prefix, seen, false, holders) || seen.some((n) => n !== 1)) return null;
     return { path, slots, holders };
   }
@@ -78,7 +85,7 @@ export class PathTemplates {
  * value of a GUID literal (`inGuid`); counts each placeholder's occurrences in `seen` and adds every
  * object or array holding one (itself or below) to `holders`.
  */
-function placeholdersOk(node: unknown, prefix: string, seen: number[], inGuid: boolean, holders: Set<object>): boolean {
+function placeholdersOk(node: unknown, prefix: string, seen: number[], inGuid: boolean, holders: Map<object, string[]>): boolean {
   if (typeof node === 'string') {
     if (!node.includes(prefix)) return true;
     if (!inGuid || node.length !== 36 || !node.startsWith(prefix)) return false;
@@ -88,12 +95,14 @@ function placeholdersOk(node: unknown, prefix: string, seen: number[], inGuid: b
     return true;
   }
   if (node === null || typeof node !== 'object') return true;
-  const before = seen.reduce((a, b) => a + b, 0);
   const guid = !Array.isArray(node) && (node as { kind?: unknown }).kind === 'guid';
+  const keys: string[] = [];
   for (const [k, v] of Object.entries(node)) {
+    const before = seen.reduce((a, b) => a + b, 0);
     if (!placeholdersOk(v, prefix, seen, guid && k === 'value', holders)) return false;
+    if (seen.reduce((a, b) => a + b, 0) > before) keys.push(k);
   }
-  if (seen.reduce((a, b) => a + b, 0) > before) holders.add(node);
+  if (keys.length > 0) holders.set(node, keys);
   return true;
 }
 
@@ -101,14 +110,19 @@ function placeholdersOk(node: unknown, prefix: string, seen: number[], inGuid: b
  * A copy of `node` with each placeholder (a GUID literal's value) replaced by its GUID, lower-cased
  * as the parser does; parts without a placeholder are shared with the template (the AST is immutable).
  */
-function fill(node: unknown, holders: ReadonlySet<object>, prefix: string, guids: readonly string[]): unknown {
-  if (node === null || typeof node !== 'object' || !holders.has(node)) return node;
-  if (Array.isArray(node)) return node.map((x) => fill(x, holders, prefix, guids));
+function fill(node: unknown, holders: Holders, prefix: string, guids: readonly string[]): unknown {
+  const keys = holders.get(node as object);
+  if (keys === undefined) return node;
+  if (Array.isArray(node)) {
+    const copy = node.slice();
+    for (const k of keys) copy[Number(k)] = fill(node[Number(k)], holders, prefix, guids);
+    return copy;
+  }
   const o = node as Record<string, unknown>;
   if (o['kind'] === 'guid') {
     return { ...o, value: (guids[Number.parseInt((o['value'] as string).slice(prefix.length), 16)] as string).toLowerCase() };
   }
-  const copy: Record<string, unknown> = {};
-  for (const k in o) copy[k] = fill(o[k], holders, prefix, guids);
+  const copy = { ...o };
+  for (const k of keys) copy[k] = fill(o[k], holders, prefix, guids);
   return copy;
 }
