@@ -5,6 +5,7 @@
 import BetterSqlite3 from 'better-sqlite3';
 import type { CompiledQuery } from '../sql/compile.js';
 import { formatEtag } from '../serialize/etag.js';
+import { nonFiniteDouble } from '../edm/values.js';
 import { GroupCommit } from './group-commit.js';
 import { SharedReads } from './shared-reads.js';
 
@@ -193,7 +194,7 @@ export function openDatabase(file: string): Database {
   // The entity JSON the SQLite dialect writes falls back to these for values its SQL does not cover.
   raw.function('odata_etag', { deterministic: true }, (version: unknown) => formatEtag(version));
   raw.function('odata_json_number', { deterministic: true }, (value: unknown, double: unknown) =>
-    typeof value === 'number' && double === 1 && !Number.isFinite(value) ? JSON.stringify(String(value)) : JSON.stringify(value),
+    typeof value === 'number' && double === 1 && !Number.isFinite(value) ? JSON.stringify(nonFiniteDouble(value)) : JSON.stringify(value),
   );
   return new Database(raw);
 }

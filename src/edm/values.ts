@@ -51,6 +51,11 @@ export interface JsonValueOptions {
   readonly ieee754Compatible: boolean;
 }
 
+/** A double JSON has no number for, as OData JSON writes it (JSON Format §7.1): `INF`, `-INF` or `NaN`. */
+export function nonFiniteDouble(value: number): string {
+  return Number.isNaN(value) ? 'NaN' : value > 0 ? 'INF' : '-INF';
+}
+
 /** Converts a stored value to its OData JSON form. */
 export function storedToJson(value: unknown, type: PropertyType, opts: JsonValueOptions): unknown {
   if (value === null || value === undefined) return null;
@@ -62,7 +67,7 @@ export function storedToJson(value: unknown, type: PropertyType, opts: JsonValue
     case 'Edm.Decimal':
       return opts.ieee754Compatible ? String(value) : typeof value === 'bigint' ? Number(value) : value;
     case 'Edm.Double':
-      return typeof value === 'number' && !Number.isFinite(value) ? String(value) : value;
+      return typeof value === 'number' && !Number.isFinite(value) ? nonFiniteDouble(value) : value;
     case 'Edm.Stream':
       return undefined;
     case 'Edm.Guid':
