@@ -8,6 +8,9 @@
  * must come back exactly once, intact, as the value of a GUID literal, and appear nowhere else.
  * Otherwise (a GUID inside a string key, glued to a name, broken by percent-encoding, or a parse
  * error) the path itself is parsed, so results and error messages are always those of parseResourcePath.
+ * A placeholder starts with a digit where its GUID does and with a letter where its GUID does: the
+ * lexer reads `-1...` as a number and `-a...` as a negation, and nothing else in a GUID literal
+ * depends on which hexadecimal digits it has.
  */
 import { randomBytes } from 'node:crypto';
 import type { ResourcePath } from './ast.js';
@@ -31,21 +34,31 @@ const ONCE = 'once';
 /** Parses resource paths through templates (see the file comment). Bounded: cleared when full. */
 export class PathTemplates {
   private readonly entries = new Map<string, Entry | typeof ONCE>();
-  /** The first 24 characters of every placeholder (`xxxxxxxx-xxxx-xxxx-xxxx-`), random per instance. */
-  private readonly prefix: string;
-  /** Placeholder i, made once. */
-  private readonly placeholders: string[] = [];
+  /** What placeholders have in common, random per instance. */
+  private readonly shape: PlaceholderShape;
+  /** Placeholder i for a GUID starting with a digit ([0]) or a letter ([1]), made once. */
+  private readonly placeholders: [string[], string[]] = [[], []];
 
-  constructor(private readonly limit = 256) {
-    const hex = randomBytes(10).toString('hex');
-    this.prefix = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-`;
+  /** `random(n)` gives n random bytes (tests pass fixed ones). */
+  constructor(
+    private readonly limit = 256,
+    random: (n: number) => Buffer = randomBytes,
+  ) {
+    const bytes = random(11);
+    const hex = bytes.subarray(0, 10).toString('hex');
+    const b = bytes[10] as number;
+    this.shape = {
+      tail: `${hex.slice(1, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-`,
+      digit: String(b % 10),
+      letter: 'abcdef'[b % 6] as string,
+    };
   }
 
   /** The parse of `rawPath`, equal to parseResourcePath(rawPath) (which also throws its errors). */
   parse(rawPath: string): ResourcePath {
     checkUrlLength(rawPath, DEFAULT_PARSE_LIMITS, 'path');
     const guids: string[] = [];
-    const template = rawPath.replace(GUID_RUN, (g) => this.placeholder(guids.push(g) - 1));
+    const template = rawPath.replace(GUID_RUN, (g) => this.placeholder(guids.push(g) - 1, g.charCodeAt(0) <= 0x39 ? 0 : 1));
     let entry = this.entries.get(template);
     if (entry === undefined || entry === ONCE) {
       // A template is learned the second time it comes: paths that never repeat (other keys than
@@ -56,12 +69,13 @@ export class PathTemplates {
     }
     if (entry === ONCE || entry === null) return parseResourcePath(rawPath);
     if (entry.slots === 0) return entry.path;
-    return fill(entry.path, entry.holders, this.prefix, guids) as ResourcePath;
+    return fill(entry.path, entry.holders, guids) as ResourcePath;
   }
 
-  private placeholder(i: number): string {
-    let p = this.placeholders[i];
-    if (p === undefined) this.placeholders[i] = p = `${this.prefix}${i.toString(16).padStart(12, '0')}`;
+  private placeholder(i: number, letter: 0 | 1): string {
+    const made = this.placeholders[letter];
+    let p = made[i];
+    if (p === undefined) made[i] = p = `${letter === 0 ? this.shape.digit : this.shape.letter}${this.shape.tail}${i.toString(16).padStart(12, '0')}`;
     return p;
   }
 
@@ -75,21 +89,36 @@ export class PathTemplates {
     }
     const seen = new Array<number>(slots).fill(0);
     const holders = new Map<object, string[]>();
-    if (!placeholdersOk(path, this.prefix, seen, false, holders) || seen.some((n) => n !== 1)) return null;
+    if (!placeholdersOk(path, this.shape, seen, false, holders) || seen.some((n) => n !== 1)) return null;
     return { path, slots, holders };
   }
 }
 
 /**
- * true when every string in `node` containing the placeholder prefix is a whole placeholder and the
+ * Placeholder i is `<digit or letter><tail><i as 12 hexadecimal digits>`: 36 characters, a GUID's
+ * shape, with `tail` (`xxxxxxx-xxxx-xxxx-xxxx-`) random per instance.
+ */
+interface PlaceholderShape {
+  readonly tail: string;
+  readonly digit: string;
+  readonly letter: string;
+}
+
+/** The slot of a placeholder's text (`tail` at 1..23 already checked). */
+function slotOf(text: string): number {
+  return Number.parseInt(text.slice(24), 16);
+}
+
+/**
+ * true when every string in `node` containing the placeholders' tail is a whole placeholder and the
  * value of a GUID literal (`inGuid`); counts each placeholder's occurrences in `seen` and adds every
  * object or array holding one (itself or below) to `holders`.
  */
-function placeholdersOk(node: unknown, prefix: string, seen: number[], inGuid: boolean, holders: Map<object, string[]>): boolean {
+function placeholdersOk(node: unknown, shape: PlaceholderShape, seen: number[], inGuid: boolean, holders: Map<object, string[]>): boolean {
   if (typeof node === 'string') {
-    if (!node.includes(prefix)) return true;
-    if (!inGuid || node.length !== 36 || !node.startsWith(prefix)) return false;
-    const i = Number.parseInt(node.slice(prefix.length), 16);
+    if (!node.includes(shape.tail)) return true;
+    if (!inGuid || node.length !== 36 || node.indexOf(shape.tail) !== 1 || (node[0] !== shape.digit && node[0] !== shape.letter)) return false;
+    const i = slotOf(node);
     if (!(i >= 0 && i < seen.length)) return false;
     seen[i] = (seen[i] as number) + 1;
     return true;
@@ -99,7 +128,7 @@ function placeholdersOk(node: unknown, prefix: string, seen: number[], inGuid: b
   const keys: string[] = [];
   for (const [k, v] of Object.entries(node)) {
     const before = seen.reduce((a, b) => a + b, 0);
-    if (!placeholdersOk(v, prefix, seen, guid && k === 'value', holders)) return false;
+    if (!placeholdersOk(v, shape, seen, guid && k === 'value', holders)) return false;
     if (seen.reduce((a, b) => a + b, 0) > before) keys.push(k);
   }
   if (keys.length > 0) holders.set(node, keys);
@@ -110,19 +139,17 @@ function placeholdersOk(node: unknown, prefix: string, seen: number[], inGuid: b
  * A copy of `node` with each placeholder (a GUID literal's value) replaced by its GUID, lower-cased
  * as the parser does; parts without a placeholder are shared with the template (the AST is immutable).
  */
-function fill(node: unknown, holders: Holders, prefix: string, guids: readonly string[]): unknown {
+function fill(node: unknown, holders: Holders, guids: readonly string[]): unknown {
   const keys = holders.get(node as object);
   if (keys === undefined) return node;
   if (Array.isArray(node)) {
     const copy = node.slice();
-    for (const k of keys) copy[Number(k)] = fill(node[Number(k)], holders, prefix, guids);
+    for (const k of keys) copy[Number(k)] = fill(node[Number(k)], holders, guids);
     return copy;
   }
   const o = node as Record<string, unknown>;
-  if (o['kind'] === 'guid') {
-    return { ...o, value: (guids[Number.parseInt((o['value'] as string).slice(prefix.length), 16)] as string).toLowerCase() };
-  }
+  if (o['kind'] === 'guid') return { ...o, value: (guids[slotOf(o['value'] as string)] as string).toLowerCase() };
   const copy = { ...o };
-  for (const k of keys) copy[k] = fill(o[k], holders, prefix, guids);
+  for (const k of keys) copy[k] = fill(o[k], holders, guids);
   return copy;
 }
