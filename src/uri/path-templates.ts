@@ -58,7 +58,7 @@ export class PathTemplates {
   parse(rawPath: string): ResourcePath {
     checkUrlLength(rawPath, DEFAULT_PARSE_LIMITS, 'path');
     const guids: string[] = [];
-    const template = rawPath.replace(GUID_RUN, (g) => this.placeholder(guids.push(g) - 1, g.charCodeAt(0) <= 0x39 ? 0 : 1));
+    const template = rawPath.replace(GUID_RUN, (g) => this.placeholder(guids.push(g) - 1, g.charCodeAt(0) > 0x39));
     let entry = this.entries.get(template);
     if (entry === undefined || entry === ONCE) {
       // A template is learned the second time it comes: paths that never repeat (other keys than
@@ -72,10 +72,11 @@ export class PathTemplates {
     return fill(entry.path, entry.holders, guids) as ResourcePath;
   }
 
-  private placeholder(i: number, letter: 0 | 1): string {
-    const made = this.placeholders[letter];
+  /** Placeholder i for a GUID that starts with a letter (`letterFirst`) or a digit. */
+  private placeholder(i: number, letterFirst: boolean): string {
+    const made = this.placeholders[letterFirst ? 1 : 0];
     let p = made[i];
-    if (p === undefined) made[i] = p = `${letter === 0 ? this.shape.digit : this.shape.letter}${this.shape.tail}${i.toString(16).padStart(12, '0')}`;
+    if (p === undefined) made[i] = p = `${letterFirst ? this.shape.letter : this.shape.digit}${this.shape.tail}${i.toString(16).padStart(12, '0')}`;
     return p;
   }
 
