@@ -14,6 +14,16 @@ function copyMetadata(): string {
   return dir;
 }
 
+/** A copy of the model and a database file migrated to it, with company `c1` when `withCompany`; the caller closes `db1`. */
+function migratedCopy(withCompany: boolean): { dir: string; dbFile: string; db1: ReturnType<typeof openDatabase> } {
+  const dir = copyMetadata();
+  const dbFile = path.join(dir, 'db.sqlite');
+  const db1 = openDatabase(dbFile);
+  migrate(db1, loadModel(dir));
+  if (withCompany) db1.raw.prepare(`INSERT INTO "companies" ("id", "name", "_version") VALUES ('c1', 'C1', 1)`).run();
+  return { dir, dbFile, db1 };
+}
+
 function editEntity(dir: string, name: string, edit: (e: { properties: Record<string, unknown>[] }) => void): void {
   const file = path.join(dir, 'entities', `${name}.json`);
   const json = JSON.parse(fs.readFileSync(file, 'utf8')) as { properties: Record<string, unknown>[] };
@@ -51,11 +61,7 @@ describe('schema from the model', () => {
   });
 
   test('a new nullable field and a new entity are added to an existing database without losing rows', () => {
-    const dir = copyMetadata();
-    const dbFile = path.join(dir, 'db.sqlite');
-    const db1 = openDatabase(dbFile);
-    migrate(db1, loadModel(dir));
-    db1.raw.prepare(`INSERT INTO "companies" ("id", "name", "_version") VALUES ('c1', 'C1', 1)`).run();
+    const { dir, dbFile, db1 } = migratedCopy(true);
     db1.raw.prepare(`INSERT INTO "changeReasons" ("id", "_companyId", "code", "lastModifiedDateTime", "_version") VALUES ('r1', 'c1', 'X', '2026-01-01T00:00:00.000Z', 1)`).run();
     db1.close();
 
@@ -68,10 +74,7 @@ describe('schema from the model', () => {
   });
 
   test('a new required field without default on an existing table stops with an explanation', () => {
-    const dir = copyMetadata();
-    const dbFile = path.join(dir, 'db.sqlite');
-    const db1 = openDatabase(dbFile);
-    migrate(db1, loadModel(dir));
+    const { dir, dbFile, db1 } = migratedCopy(false);
     db1.close();
     editEntity(dir, 'contact', (e) => e.properties.splice(2, 0, { name: 'phone', type: 'Edm.String', nullable: false }));
     const db2 = openDatabase(dbFile);
@@ -115,11 +118,7 @@ describe('schema from the model', () => {
   });
 
   test('a new alternate key the rows already violate stops with the duplicated values named, and changes nothing', () => {
-    const dir = copyMetadata();
-    const dbFile = path.join(dir, 'db.sqlite');
-    const db1 = openDatabase(dbFile);
-    migrate(db1, loadModel(dir));
-    db1.raw.prepare(`INSERT INTO "companies" ("id", "name", "_version") VALUES ('c1', 'C1', 1)`).run();
+    const { dir, dbFile, db1 } = migratedCopy(true);
     for (const id of ['r1', 'r2']) {
       db1.raw.prepare(`INSERT INTO "changeReasons" ("id", "_companyId", "code", "description", "lastModifiedDateTime", "_version") VALUES (?, 'c1', ?, 'Same', '2026-01-01T00:00:00.000Z', 1)`).run(id, id.toUpperCase());
     }
