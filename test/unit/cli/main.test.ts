@@ -38,7 +38,7 @@ test.each([
 
 test('a broken model stops start-up with the file, pointer and fix, no stack trace', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ecn-cli-'));
-  fs.cpSync(path.join(root, 'metadata'), path.join(dir, 'metadata'), { recursive: true });
+  fs.cpSync(path.join(root, 'test', 'fixtures', 'metadata'), path.join(dir, 'metadata'), { recursive: true });
   const file = path.join(dir, 'metadata', 'entities', 'contact.json');
   fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('"Edm.String"', '"Edm.Strin"'));
   const r = run('seed', '--db', path.join(dir, 'x.sqlite'), '--metadata', path.join(dir, 'metadata'));
