@@ -1,7 +1,8 @@
 #!/usr/bin/env -S node --max-semi-space-size=4 --max-old-space-size=256
 /**
- * The `ecn-odata` command: `serve` and `seed`. Usage errors print one line and exit 2; a bad model or
- * database prints its problems and exits 1; nothing prints a stack trace.
+ * The `ecn-odata` command. Usage errors print one line and exit 2; a bad model or database prints its
+ * problems and exits 1, and so does `serve` when it cannot start (StartupError, bad options included);
+ * nothing prints a stack trace.
  */
 import { ModelError } from '../edm/load-model.js';
 import { MigrationError } from '../db/migrate.js';
@@ -11,6 +12,7 @@ import { seed } from './seed.js';
 import { runAdmin } from './admin.js';
 import { deliveries } from './deliveries.js';
 import { UserStoreError } from '../auth/user-store.js';
+import { StartupError } from './startup-error.js';
 
 const HELP = `Usage: ecn-odata <command> [options]
 
@@ -57,6 +59,10 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exitCode = code;
   },
   (e: unknown) => {
+    if (e instanceof StartupError) {
+      console.error(e.message);
+      process.exit(1);
+    }
     if (e instanceof UsageError || e instanceof UserStoreError) {
       console.error(e.message);
       process.exit(2);

@@ -1,17 +1,19 @@
 /**
  * `ecn-odata serve`: starts the HTTP service (optionally seeding the demo data into an empty database)
- * and prints the service root URL.
+ * and prints the service root URL once it listens. Anything that keeps it from starting (a bad option, a
+ * database it cannot open or write, a busy port) is a StartupError: one line, exit code 1.
  */
 import fs from 'node:fs';
+import http, { type Server } from 'node:http';
 import path from 'node:path';
-import type { Server } from 'node:http';
 import { defaultOptions } from '../config.js';
-import { createService } from '../service.js';
-import { createExpressApp } from '../http/express-app.js';
+import { createService, type Service } from '../service.js';
+import { createRequestListener } from '../http/express-app.js';
 import { businessRules } from '../rules/index.js';
 import { DEMO_DEFAULT_COMPANY, seedDemoIfEmpty, seedDemoUsers } from '../seed/demo.js';
 import { DEFAULT_WEBHOOKS, type ServiceOptions, type WebhookOptions } from '../config.js';
 import { intFlag, parseFlags, UsageError } from './args.js';
+import { databaseFailure, isDatabaseFailure, StartupError } from './startup-error.js';
 
 /** Help text of `serve`. */
 export const SERVE_HELP = `Usage: ecn-odata serve [options]
@@ -39,8 +41,20 @@ Options:
   --webhooks-backoff LIST   retry delays in ms, comma-separated (default 1, 1, 1, 10, 100, 1000 minutes)
   -h, --help            show this help`;
 
-/** Runs `serve`; resolves once listening. */
+/** The log levels of pino that `--log-level` takes. */
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/** Runs `serve`; resolves once listening; rejects with a StartupError when it cannot start. */
 export async function serve(argv: string[]): Promise<Server | undefined> {
+  try {
+    return await startServing(argv);
+  } catch (e) {
+    if (e instanceof UsageError) throw new StartupError(e.message);
+    throw e;
+  }
+}
+
+async function startServing(argv: string[]): Promise<Server | undefined> {
   const { values, help } = parseFlags('serve', argv, {
     port: { type: 'string' },
     host: { type: 'string' },
@@ -68,8 +82,9 @@ export async function serve(argv: string[]): Promise<Server | undefined> {
   const host = typeof values['host'] === 'string' ? values['host'] : '127.0.0.1';
   const seed = values['seed'];
   if (seed !== undefined && seed !== 'demo') throw new UsageError(`ecn-odata serve: --seed takes 'demo', got '${String(seed)}'.`);
+  const logLevel = values['log-level'];
+  if (logLevel !== undefined && !LOG_LEVELS.includes(String(logLevel))) throw new UsageError(`ecn-odata serve: --log-level takes one of ${LOG_LEVELS.join(', ')}, got '${String(logLevel)}'.`);
   const dbFile = typeof values['db'] === 'string' ? values['db'] : 'data/ecn.sqlite';
-  if (dbFile !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(dbFile)), { recursive: true });
   const opts = defaultOptions({
     dbFile,
     ...(typeof values['metadata'] === 'string' ? { metadataDir: values['metadata'] } : {}),
@@ -77,16 +92,31 @@ export async function serve(argv: string[]): Promise<Server | undefined> {
     ...(typeof values['default-company'] === 'string' ? { defaultCompany: values['default-company'] } : seed === 'demo' ? { defaultCompany: DEMO_DEFAULT_COMPANY } : {}),
   });
   const webhooks = webhookOptions(values, host, port);
-  const service = createService({ ...opts, ...jwtOptions(values), publicMetadata: values['protect-metadata'] !== true, webhooks }, businessRules);
+  const jwt = jwtOptions(values);
+  let service: Service;
   let demoToken: string | undefined;
-  if (seed === 'demo') {
-    seedDemoIfEmpty(service.context);
-    seedDemoUsers(service.context.users);
-    demoToken = service.context.tokens.issue('ADMIN', 30 * 86_400_000).token;
+  try {
+    if (dbFile !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(dbFile)), { recursive: true });
+    service = createService({ ...opts, ...jwt, publicMetadata: values['protect-metadata'] !== true, webhooks }, businessRules);
+    if (seed === 'demo') {
+      seedDemoIfEmpty(service.context);
+      seedDemoUsers(service.context.users);
+      demoToken = service.context.tokens.issue('ADMIN', 30 * 86_400_000).token;
+    }
+  } catch (e) {
+    if (isDatabaseFailure(e)) throw databaseFailure('serve', dbFile, e);
+    throw e;
   }
-  const app = createExpressApp(service);
+  const listener = createRequestListener(service);
   return await new Promise<Server>((resolve, reject) => {
-    const server = app.listen(port, host, () => {
+    // The request listener on node's server, as express-app's listen does; the URL and token are printed
+    // only from 'listening', never after a listen error (the callback of app.listen hears both).
+    const server = http.createServer(listener);
+    server.once('error', (e: NodeJS.ErrnoException) => {
+      service.close();
+      reject(listenFailure(host, port, e));
+    });
+    server.listen(port, host, () => {
       const address = server.address();
       const actualPort = typeof address === 'object' && address !== null ? address.port : port;
       const root = `http://${host.includes(':') ? `[${host}]` : host}:${actualPort}${service.model.service.serviceRoot}`;
@@ -99,7 +129,6 @@ export async function serve(argv: string[]): Promise<Server | undefined> {
       }
       resolve(server);
     });
-    server.on('error', (e) => reject(new UsageError(`ecn-odata serve: cannot listen on ${host}:${port}: ${e.message}`)));
     const stop = (): void => {
       server.close();
       service.close();
@@ -108,6 +137,15 @@ export async function serve(argv: string[]): Promise<Server | undefined> {
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
+}
+
+/** The one line for a port the service cannot listen on. */
+function listenFailure(host: string, port: number, e: NodeJS.ErrnoException): StartupError {
+  const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+  if (e.code === 'EADDRINUSE') return new StartupError(`ecn-odata serve: cannot listen on ${where}: the port is in use by another process; stop it or choose another --port.`);
+  if (e.code === 'EACCES') return new StartupError(`ecn-odata serve: cannot listen on ${where}: permission denied (ports below 1024 need privileges); choose another --port.`);
+  if (e.code === 'EADDRNOTAVAIL') return new StartupError(`ecn-odata serve: cannot listen on ${where}: no such address on this machine; check --host.`);
+  return new StartupError(`ecn-odata serve: cannot listen on ${where}: ${e.message}.`);
 }
 
 /** JWT settings from the flags: all three of issuer, audience and JWKS URL, or none. */

@@ -1,6 +1,7 @@
 /**
  * The command line as a user runs it (the compiled bin, as `npm start` does): help, usage errors with
- * exit code 2 and one line, seeding, serving.
+ * exit code 2 and one line (serve's are start-up failures, exit 1: test/unit/cli/serve-startup.test.ts),
+ * seeding, serving.
  */
 import { spawnSync } from 'node:child_process';
 import { startServeProcess } from '../../helpers/serve-process.js';
@@ -24,9 +25,6 @@ test.each([['serve'], ['seed']])('%s --help prints usage and exits 0', (cmd) => 
 });
 
 test.each([
-  [['serve', '--prot', '80'], /Unknown option '--prot'/],
-  [['serve', '--port', 'abc'], /--port must be a whole number/],
-  [['serve', '--seed', 'big'], /--seed takes 'demo'/],
   [['seed', '--dataset', 'x'], /--dataset takes 'demo'/],
   [['frobnicate'], /unknown command 'frobnicate'/],
 ])('%j is a one-line usage error with exit code 2', (args, message) => {
