@@ -3,7 +3,7 @@
  * They differ from the runtime model (model.ts) in that names are unresolved strings and most
  * members are optional with defaults; build-model.ts turns them into the model.
  */
-import type { ComputedValue, DefaultValue, EventPayloadType, NumberSeriesDefinition, PermissionSets, RowSecret, Writability } from './model.js';
+import type { ComputedValue, DefaultValue, EventPayloadType, NumberSeriesDefinition, PermissionSetDeclaration, PermissionSets, RowSecret, Writability } from './model.js';
 
 /** `metadata/service.json`. */
 export interface ServiceFile {
@@ -20,6 +20,8 @@ export interface ServiceFile {
     readonly maxTop: number;
   };
   readonly numberSeries: readonly NumberSeriesDefinition[];
+  /** The permission sets entity files may name and operators may grant (SUPER is built in). */
+  readonly permissionSets: readonly PermissionSetDeclaration[];
   /** The identity business events are published under. */
   readonly app?: { readonly id: string; readonly name: string; readonly publisher: string; readonly version: string };
   readonly eventDefinitionEntityType?: string;
