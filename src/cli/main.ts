@@ -11,6 +11,7 @@ import { serve } from './serve.js';
 import { seed } from './seed.js';
 import { runAdmin } from './admin.js';
 import { deliveries } from './deliveries.js';
+import { types } from './types.js';
 import { UserStoreError } from '../auth/user-store.js';
 import { StartupError } from './startup-error.js';
 
@@ -24,7 +25,8 @@ Commands:
   revoke     remove grants (ecn-odata revoke --help)
   token      issue or revoke API tokens (ecn-odata token --help)
   companies  add or list companies (ecn-odata companies --help)
-  deliveries list webhook notifications and their attempts (ecn-odata deliveries --help)`;
+  deliveries list webhook notifications and their attempts (ecn-odata deliveries --help)
+  types      generate TypeScript row types for rule modules from the model (ecn-odata types --help)`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -37,6 +39,8 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     case 'deliveries':
       return deliveries(rest);
+    case 'types':
+      return types(rest);
     case 'users':
     case 'grant':
     case 'revoke':
@@ -50,7 +54,7 @@ async function main(argv: string[]): Promise<number> {
       console.log(HELP);
       return command === undefined ? 2 : 0;
     default:
-      throw new UsageError(`ecn-odata: unknown command '${command}'. Commands: serve, seed, users, grant, revoke, token, companies, deliveries.`);
+      throw new UsageError(`ecn-odata: unknown command '${command}'. Commands: serve, seed, import, export, users, grant, revoke, token, companies, deliveries, types.`);
   }
 }
 
