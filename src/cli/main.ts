@@ -12,6 +12,8 @@ import { seed } from './seed.js';
 import { runAdmin } from './admin.js';
 import { deliveries } from './deliveries.js';
 import { types } from './types.js';
+import { runImport } from './import.js';
+import { runExport } from './export.js';
 import { UserStoreError } from '../auth/user-store.js';
 import { StartupError } from './startup-error.js';
 
@@ -19,7 +21,9 @@ const HELP = `Usage: ecn-odata <command> [options]
 
 Commands:
   serve      start the OData service (ecn-odata serve --help)
-  seed       write the demo data into a database (ecn-odata seed --help)
+  seed       write the demo data and the model's data files into a database (ecn-odata seed --help)
+  import     load a CSV or JSON file into an entity set through validation and rules (ecn-odata import --help)
+  export     write an entity set as CSV or JSON (ecn-odata export --help)
   users      add or list users (ecn-odata users --help)
   grant      grant permission sets in a company (ecn-odata grant --help)
   revoke     remove grants (ecn-odata revoke --help)
@@ -35,8 +39,11 @@ async function main(argv: string[]): Promise<number> {
       await serve(rest);
       return -1;
     case 'seed':
-      seed(rest);
-      return 0;
+      return seed(rest);
+    case 'import':
+      return runImport(rest);
+    case 'export':
+      return runExport(rest);
     case 'deliveries':
       return deliveries(rest);
     case 'types':

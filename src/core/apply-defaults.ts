@@ -3,7 +3,7 @@
  * the current time and date, the calling user, number series and BC-style line numbers.
  * Runs inside the write transaction, because number series and line numbers read current data.
  */
-import { v7 as timeOrderedUuid } from 'uuid';
+import { timeOrderedUuid } from '../util/time-ordered-uuid.js';
 import { compile } from '../sql/compile.js';
 import { sqliteDialect } from '../sql/sqlite-dialect.js';
 import { col, eq, param, select, and } from '../sql/build.js';

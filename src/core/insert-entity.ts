@@ -4,9 +4,8 @@
  * session can run validateWrite hooks between the checks and the INSERT; seeding uses both at once.
  * The caller owns the transaction.
  */
-import { compile } from '../sql/compile.js';
-import { sqliteDialect } from '../sql/sqlite-dialect.js';
 import { param } from '../sql/build.js';
+import { statementsOf } from '../sql/statement-cache.js';
 import { HIDDEN_COLUMNS, type EntityType } from '../edm/model.js';
 import type { DbRow } from '../db/database.js';
 import { applyDefaults } from './apply-defaults.js';
@@ -42,12 +41,20 @@ export function prepareInsert(svc: ServiceContext, type: EntityType, companyId: 
   checkUnique(svc, type, companyId, row, changed);
 }
 
+/** Writes a prepared row (with the hidden company), without reading it back. */
+export function insertRow(svc: ServiceContext, type: EntityType, companyId: string | undefined, row: RowValues): void {
+  const columns = [...row.keys()];
+  const params = columns.map((c) => row.get(c) ?? null);
+  if (type.scope === 'company') {
+    columns.push(HIDDEN_COLUMNS.company);
+    params.push(companyId ?? null);
+  }
+  svc.db.run(statementsOf(type).compiled(`insert ${columns.join(',')}`, params, (v) => ({ kind: 'insert', table: type.table, columns, values: v.map((x) => param(x)) })));
+}
+
 /** Writes a prepared row (with the hidden company) and returns it as read back. */
 export function writeInsert(svc: ServiceContext, type: EntityType, companyId: string | undefined, row: RowValues): DbRow {
-  const values = new Map(row);
-  if (type.scope === 'company') values.set(HIDDEN_COLUMNS.company, companyId ?? null);
-  const columns = [...values.keys()];
-  svc.db.run(compile({ kind: 'insert', table: type.table, columns, values: columns.map((c) => param(values.get(c) ?? null)) }, sqliteDialect));
+  insertRow(svc, type, companyId, row);
   const stored = readRow(svc, type, companyId, [{ property: type.key.name, value: row.get(type.key.name) ?? null }]);
   if (stored === undefined) throw new Error(`inserted ${type.name} row not found`);
   return stored;

@@ -3,7 +3,8 @@
  * number-series entity, formatted as prefix + zero-padded counter (`ECN000001`). A number already
  * taken (e.g. given by a client) is skipped.
  */
-import { compile } from '../sql/compile.js';
+import { compile, type CompiledQuery } from '../sql/compile.js';
+import { statementsOf } from '../sql/statement-cache.js';
 import { sqliteDialect } from '../sql/sqlite-dialect.js';
 import { and, col, constant, eq, param, select } from '../sql/build.js';
 import { HIDDEN_COLUMNS, type EntityType, type Property } from '../edm/model.js';
@@ -16,12 +17,17 @@ export function nextNumber(svc: ServiceContext, type: EntityType, p: Property, s
   const def = svc.model.numberSeries.find((s) => s.code === series);
   const store = svc.model.numberSeriesType;
   if (def === undefined || store === undefined) throw new Error(`number series ${series} is not configured`);
-  const find = select({
-    columns: [{ expr: col('s', 'id'), alias: 'id' }, { expr: col('s', 'prefix'), alias: 'prefix' }, { expr: col('s', 'width'), alias: 'width' }, { expr: col('s', 'lastNumber'), alias: 'lastNumber' }],
-    from: { kind: 'table', table: store.table, alias: 's' },
-    where: and(companyCondition(store, 's', companyId), eq(col('s', 'code'), param(series))),
-  });
-  let row = svc.db.get(compile(find, sqliteDialect));
+  // The statements run for every numbered insert: compiled once per shape (sql/statement-cache.ts).
+  const scoped = store.scope === 'company';
+  const find = (): CompiledQuery =>
+    statementsOf(store).compiled(`series find${scoped ? ' company' : ''}`, scoped ? [companyId ?? null, series] : [series], (v) =>
+      select({
+        columns: [{ expr: col('s', 'id'), alias: 'id' }, { expr: col('s', 'prefix'), alias: 'prefix' }, { expr: col('s', 'width'), alias: 'width' }, { expr: col('s', 'lastNumber'), alias: 'lastNumber' }],
+        from: { kind: 'table', table: store.table, alias: 's' },
+        where: and(companyCondition(store, 's', scoped ? String(v[0]) : undefined), eq(col('s', 'code'), param(v[scoped ? 1 : 0] ?? null))),
+      }),
+    );
+  let row = svc.db.get(find());
   if (row === undefined) {
     const columns = ['id', 'code', 'description', 'prefix', 'width', 'lastNumber', 'lastModifiedDateTime', HIDDEN_COLUMNS.version];
     const values = [randomUUID(), series, `${series} numbers`, def.prefix, def.width, 0, new Date().toISOString(), svc.nextVersion()];
@@ -30,7 +36,7 @@ export function nextNumber(svc: ServiceContext, type: EntityType, p: Property, s
       values.push(companyId ?? '');
     }
     svc.db.run(compile({ kind: 'insert', table: store.table, columns, values: values.map((v) => param(v)) }, sqliteDialect));
-    row = svc.db.get(compile(find, sqliteDialect));
+    row = svc.db.get(find());
     if (row === undefined) throw new Error('number series row vanished');
   }
   const prefix = String(row['prefix']);
@@ -40,19 +46,24 @@ export function nextNumber(svc: ServiceContext, type: EntityType, p: Property, s
   for (;;) {
     n++;
     candidate = `${prefix}${String(n).padStart(width, '0')}`;
-    const taken = select({
-      columns: [{ expr: constant(1), alias: 'one' }],
-      from: { kind: 'table', table: type.table, alias: 'x' },
-      where: and(companyCondition(type, 'x', companyId), eq(col('x', p.name), param(candidate))),
-      limit: constant(1),
-    });
-    if (svc.db.get(compile(taken, sqliteDialect)) === undefined) break;
+    const typeScoped = type.scope === 'company';
+    const taken = statementsOf(type).compiled(`series taken ${p.name}${typeScoped ? ' company' : ''}`, typeScoped ? [companyId ?? null, candidate] : [candidate], (v) =>
+      select({
+        columns: [{ expr: constant(1), alias: 'one' }],
+        from: { kind: 'table', table: type.table, alias: 'x' },
+        where: and(companyCondition(type, 'x', typeScoped ? String(v[0]) : undefined), eq(col('x', p.name), param(v[typeScoped ? 1 : 0] ?? null))),
+        limit: constant(1),
+      }),
+    );
+    if (svc.db.get(taken) === undefined) break;
   }
   svc.db.run(
-    compile(
-      { kind: 'update', table: store.table, set: [{ column: 'lastNumber', value: param(n) }, { column: HIDDEN_COLUMNS.version, value: param(svc.nextVersion()) }], where: eq(col(store.table, 'id'), param(String(row['id']))) },
-      sqliteDialect,
-    ),
+    statementsOf(store).compiled('series advance', [n, svc.nextVersion(), String(row['id'])], (v) => ({
+      kind: 'update',
+      table: store.table,
+      set: [{ column: 'lastNumber', value: param(v[0] ?? null) }, { column: HIDDEN_COLUMNS.version, value: param(v[1] ?? null) }],
+      where: eq(col(store.table, 'id'), param(v[2] ?? null)),
+    })),
   );
   return candidate;
 }
