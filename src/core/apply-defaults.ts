@@ -22,12 +22,15 @@ export interface DefaultsInput {
   readonly companyId: string | undefined;
 }
 
-/** Sets every missing property that has a default. */
-export function applyDefaults(svc: ServiceContext, type: EntityType, row: RowValues, input: DefaultsInput): void {
+/** Sets every missing property that has a default; returns those it set. */
+export function applyDefaults(svc: ServiceContext, type: EntityType, row: RowValues, input: DefaultsInput): Property[] {
+  const filled: Property[] = [];
   for (const p of type.properties) {
     if (p.default === undefined || row.has(p.name)) continue;
     row.set(p.name, defaultValue(svc, type, p, p.default, row, input));
+    filled.push(p);
   }
+  return filled;
 }
 
 function defaultValue(svc: ServiceContext, type: EntityType, p: Property, d: DefaultValue, row: RowValues, input: DefaultsInput): StoredValue {

@@ -21,9 +21,22 @@ export interface WriteStamp {
   readonly now: Date;
 }
 
+let lastTime: Date | undefined;
+let lastIso = '';
+
+/** `now.toISOString()`, remembered for the last Date (every row of a bulk batch shares one). */
+function isoTime(now: Date): string {
+  if (now !== lastTime) {
+    lastTime = now;
+    lastIso = now.toISOString();
+  }
+  return lastIso;
+}
+
 /** Sets the auto-modified properties, a new row version and its stored ETag on a row being written. */
 export function stampRow(svc: ServiceContext, type: EntityType, row: RowValues, now: Date): void {
-  for (const p of type.properties) if (p.autoModified) row.set(p.name, now.toISOString());
+  const at = isoTime(now);
+  for (const p of type.properties) if (p.autoModified) row.set(p.name, at);
   const version = svc.nextVersion();
   row.set(HIDDEN_COLUMNS.version, version);
   row.set(HIDDEN_COLUMNS.etag, formatEtag(version));
@@ -32,12 +45,14 @@ export function stampRow(svc: ServiceContext, type: EntityType, row: RowValues, 
 
 /** Fills defaults (and the row secret), stamps the row and runs the model's checks (the part of an insert before hooks see the row). */
 export function prepareInsert(svc: ServiceContext, type: EntityType, companyId: string | undefined, row: RowValues, stamp: WriteStamp): void {
-  applyDefaults(svc, type, row, { userId: stamp.userId, now: stamp.now, companyId });
+  const filled = applyDefaults(svc, type, row, { userId: stamp.userId, now: stamp.now, companyId });
   assignRowSecret(type, row);
   stampRow(svc, type, row, stamp.now);
   checkRequired(type, row);
   const changed = new Set(row.keys());
   checkReferences(svc, type, companyId, row, changed);
+  // A fresh UUIDv7 cannot be taken, and a number series skips taken numbers: only given values can clash.
+  for (const p of filled) if (p.default?.kind === 'guid' || p.default?.kind === 'numberSeries') changed.delete(p.name);
   checkUnique(svc, type, companyId, row, changed);
 }
 

@@ -15,7 +15,7 @@ import { checkUpdate, mergeChanges, writeDelete, writeUpdate } from '../core/upd
 import { enqueue, type OutboxEvent } from '../events/outbox.js';
 import { checkEmitted } from '../events/emit-check.js';
 import { runAction, runAfterCommit, runValidateWrite, type CommittedWrite } from './run-hooks.js';
-import { rowOf, txReader, txWriter } from './tx-access.js';
+import { rowOf, rowOfValues, txReader, txWriter } from './tx-access.js';
 import type { ActionHandler, AfterCommitContext, HookContext, Row, TxContext, ValidateWriteContext } from './types.js';
 
 /** Who writes, where and when; the same for every write of the transaction. */
@@ -39,6 +39,8 @@ export class WriteSession {
   /** Writes done so far, in completion order (nested writes complete before the write that caused them). */
   readonly committed: CommittedWrite[] = [];
   private depth = 0;
+  /** The hook context of each type written in this session (the same for every write of the type). */
+  private readonly contexts = new Map<EntityType, TxContext>();
 
   /**
    * @param readBack false when the caller does not use the rows `create` returns (bulk import): a row
@@ -54,11 +56,12 @@ export class WriteSession {
   create(type: EntityType, row: RowValues): DbRow {
     const { svc, identity } = this;
     prepareInsert(svc, type, identity.companyId, row, { userId: identity.principal.userId, now: identity.now });
-    const after = rowOf(type, Object.fromEntries(row));
+    const after = rowOfValues(type, row);
     this.validate(type, { op: 'create', after });
     if (!this.readBack && svc.hooks.forType(type)?.afterCommit === undefined) {
       insertRow(svc, type, identity.companyId, row);
-      this.record(type, { op: 'create', after });
+      // Nothing hears about this write after commit unless it is a subscription (the delivery worker's signal).
+      if (type.name === svc.model.eventTypes?.subscription.name) this.record(type, { op: 'create', after });
       return after as DbRow;
     }
     const stored = writeInsert(svc, type, identity.companyId, row);
@@ -98,6 +101,15 @@ export class WriteSession {
   }
 
   private txContext(type: EntityType): TxContext {
+    let context = this.contexts.get(type);
+    if (context === undefined) {
+      context = this.newTxContext(type);
+      this.contexts.set(type, context);
+    }
+    return context;
+  }
+
+  private newTxContext(type: EntityType): TxContext {
     return {
       ...this.hookContext(type),
       db: txReader(this.svc, this.identity.companyId),
@@ -178,17 +190,21 @@ export async function inWriteBatch<I, T>(
   readBack = true,
 ): Promise<BatchOutcome<T>[]> {
   let sessions: WriteSession[] = [];
-  const run = (savepoints: boolean): BatchOutcome<T>[] =>
-    items.map((item, index): BatchOutcome<T> => {
-      const session = new WriteSession(svc, identity, readBack);
+  const run = (savepoints: boolean): BatchOutcome<T>[] => {
+    // Without savepoints any throw replays the batch, so one session can hold all of its writes.
+    const shared = savepoints ? undefined : new WriteSession(svc, identity, readBack);
+    if (shared !== undefined) sessions.push(shared);
+    return items.map((item, index): BatchOutcome<T> => {
+      const session = shared ?? new WriteSession(svc, identity, readBack);
+      const emitted = session.events.length;
       const write = (): T => {
         const result = body(session, item);
-        for (const event of session.events) enqueue(svc.db, event);
+        for (let i = emitted; i < session.events.length; i++) enqueue(svc.db, session.events[i] as OutboxEvent);
         return result;
       };
       try {
         const value = savepoints ? svc.db.transaction(write) : write();
-        sessions.push(session);
+        if (shared === undefined) sessions.push(session);
         return { ok: true, value };
       } catch (error) {
         if (atomic) throw new BatchItemError(index, error);
@@ -196,6 +212,7 @@ export async function inWriteBatch<I, T>(
         return { ok: false, error };
       }
     });
+  };
   let outcomes: BatchOutcome<T>[];
   try {
     outcomes = await svc.db.sharedTransaction(() => run(false));

@@ -21,16 +21,16 @@ const APPROVABLE_FROM: readonly string[] = [ECN_STATUS.new, ECN_STATUS.pendingAp
 
 /** 400 when a source field is filled for a source type it does not apply to. */
 function checkWhereApplicable(ecn: EngChangeNoticeRow): void {
-  const type = shown(ecn.sourceType);
+  const type = (): string => shown(ecn.sourceType);
   if (!isBlank(ecn.sourceStatus) && ecn.sourceType !== PROD_ORDER) {
     throw new BusinessRuleError(
-      `sourceStatus applies only to the source type Prod. Order, but this ECN's source type is '${type}'. Leave sourceStatus blank ("_x0020_") or change sourceType.`,
+      `sourceStatus applies only to the source type Prod. Order, but this ECN's source type is '${type()}'. Leave sourceStatus blank ("_x0020_") or change sourceType.`,
       'sourceStatus',
     );
   }
   if (!isBlank(ecn.sourceSalesDocumentType) && !SALES_TYPES.includes(ecn.sourceType)) {
     throw new BusinessRuleError(
-      `sourceSalesDocumentType applies only to the source types Sales Quote and Sales Order, but this ECN's source type is '${type}'. Leave sourceSalesDocumentType blank ("_x0020_") or change sourceType.`,
+      `sourceSalesDocumentType applies only to the source types Sales Quote and Sales Order, but this ECN's source type is '${type()}'. Leave sourceSalesDocumentType blank ("_x0020_") or change sourceType.`,
       'sourceSalesDocumentType',
     );
   }
