@@ -12,6 +12,7 @@ import { seed } from './seed.js';
 import { runAdmin } from './admin.js';
 import { deliveries } from './deliveries.js';
 import { types } from './types.js';
+import { check } from './check.js';
 import { runImport } from './import.js';
 import { runExport } from './export.js';
 import { UserStoreError } from '../auth/user-store.js';
@@ -30,7 +31,8 @@ Commands:
   token      issue or revoke API tokens (ecn-odata token --help)
   companies  add or list companies (ecn-odata companies --help)
   deliveries list webhook notifications and their attempts (ecn-odata deliveries --help)
-  types      generate TypeScript row types for rule modules from the model (ecn-odata types --help)`;
+  types      generate TypeScript row types for rule modules from the model (ecn-odata types --help)
+  check      check the model, the rule modules and the database migration without serving (ecn-odata check --help)`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -48,6 +50,8 @@ async function main(argv: string[]): Promise<number> {
       return deliveries(rest);
     case 'types':
       return types(rest);
+    case 'check':
+      return check(rest);
     case 'users':
     case 'grant':
     case 'revoke':
@@ -61,7 +65,7 @@ async function main(argv: string[]): Promise<number> {
       console.log(HELP);
       return command === undefined ? 2 : 0;
     default:
-      throw new UsageError(`ecn-odata: unknown command '${command}'. Commands: serve, seed, import, export, users, grant, revoke, token, companies, deliveries, types.`);
+      throw new UsageError(`ecn-odata: unknown command '${command}'. Commands: serve, seed, import, export, check, types, users, grant, revoke, token, companies, deliveries.`);
   }
 }
 

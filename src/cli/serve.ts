@@ -14,6 +14,7 @@ import { DEMO_DEFAULT_COMPANY, seedDemoIfEmpty, seedDemoUsers } from '../seed/de
 import { DEFAULT_WEBHOOKS, type ServiceOptions, type WebhookOptions } from '../config.js';
 import { intFlag, parseFlags, UsageError } from './args.js';
 import { databaseFailure, isDatabaseFailure, StartupError } from './startup-error.js';
+import { watch } from './watch.js';
 
 /** Help text of `serve`. */
 export const SERVE_HELP = `Usage: ecn-odata serve [options]
@@ -39,6 +40,9 @@ Options:
   --webhooks-allow-private  allow webhook targets on private, loopback and link-local addresses
   --webhooks-timeout MS     time limit of one notification POST (default 10000)
   --webhooks-backoff LIST   retry delays in ms, comma-separated (default 1, 1, 1, 10, 100, 1000 minutes)
+  --watch               restart on changes to the model folder or the compiled rules, after checking
+                        them (ecn-odata check); a change that fails the check keeps the last good service
+  --no-compile          with --watch: do not run tsc --watch on src/ (watch the compiled dist/ only)
   -h, --help            show this help`;
 
 /** The log levels of pino that `--log-level` takes. */
@@ -73,11 +77,20 @@ async function startServing(argv: string[]): Promise<Server | undefined> {
     'webhooks-allow-private': { type: 'boolean' },
     'webhooks-timeout': { type: 'string' },
     'webhooks-backoff': { type: 'string' },
+    watch: { type: 'boolean' },
+    'no-compile': { type: 'boolean' },
   });
   if (help) {
     console.log(SERVE_HELP);
     return undefined;
   }
+  if (values['watch'] === true) {
+    const serveArgs = argv.filter((arg) => arg !== '--watch' && arg !== '--no-compile');
+    const metadataDir = typeof values['metadata'] === 'string' ? values['metadata'] : defaultOptions().metadataDir;
+    await watch({ serveArgs, metadataDir, dbFile: typeof values['db'] === 'string' ? values['db'] : 'data/ecn.sqlite', compile: values['no-compile'] !== true });
+    return undefined;
+  }
+  if (values['no-compile'] === true) throw new UsageError('ecn-odata serve: --no-compile goes with --watch.');
   const port = intFlag('serve', 'port', values['port'], 8080);
   const host = typeof values['host'] === 'string' ? values['host'] : '127.0.0.1';
   const seed = values['seed'];

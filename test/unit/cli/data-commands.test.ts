@@ -3,7 +3,7 @@
  * data folder after the demo in one transaction (a refused row names file and line, nothing seeded);
  * import reports refused rows as FILE:LINE and exits 1; export writes CSV and JSON that import reads.
  */
-import { spawnSync } from 'node:child_process';
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -24,7 +24,7 @@ function modelWithData(files: Record<string, string>): string {
   return dir;
 }
 
-const run = (...args: string[]): ReturnType<typeof spawnSync> => spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', cwd: workDir, timeout: 30_000 });
+const run = (...args: string[]): SpawnSyncReturns<string> => spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', cwd: workDir, timeout: 30_000 });
 
 function query<T>(db: string, sql: string, ...params: unknown[]): T[] {
   const conn = new BetterSqlite3(db, { readonly: true });
