@@ -1,13 +1,17 @@
 /**
  * A team adds an entity by editing metadata/ only, exactly as the README's "Adding an entity" shows (the
  * file is read from README.md): a copy of metadata/ with that file gets a table, routes in both URL forms,
- * $metadata, $expand, permissions and CRUD with no code change; an existing database keeps its rows.
+ * $metadata, $expand, permissions and CRUD with no code change; an existing database keeps its rows; the
+ * README's data file is seeded into every company, and `ecn-odata types` gives the new entity its row type.
  */
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { REPO_METADATA, startTestService, type TestService } from '../helpers/test-service.js';
 import { readmeBlock } from '../helpers/readme-example.js';
+import { BIN } from '../helpers/serve-process.js';
+import BetterSqlite3 from 'better-sqlite3';
 
 /** The README's entity file, as text (its name is in the README's sentence before it). */
 const ATTACHMENT = readmeBlock('Adding an entity', 'json', '"name": "engChangeNoticeAttachment"');
@@ -98,4 +102,29 @@ test('an existing database started with the new entity file loses no row', async
   } finally {
     upgraded.close();
   }
+});
+
+test("the README's data file is seeded into every company, and the new entity gets its row type", () => {
+  const metadata = metadataWithAttachment();
+  fs.mkdirSync(path.join(metadata, 'data'));
+  fs.writeFileSync(path.join(metadata, 'data', 'changeReasons.csv'), readmeBlock('Adding an entity', 'csv', 'code,description'));
+  const db = path.join(path.dirname(metadata), 'seeded.sqlite');
+  const seeded = spawnSync(process.execPath, [BIN, 'seed', '--db', db, '--metadata', metadata], { encoding: 'utf8' });
+  expect(seeded.stderr).toBe('');
+  expect(seeded.status).toBe(0);
+  const conn = new BetterSqlite3(db, { readonly: true });
+  try {
+    const rows = conn.prepare('SELECT c."name" AS company, r."code", r."description" FROM "changeReasons" r JOIN "companies" c ON c."id" = r."_companyId" WHERE r."code" IN (\'REG\', \'CUST\') ORDER BY 1, 2').all();
+    expect(rows).toEqual([
+      { company: 'CRONUS', code: 'CUST', description: 'Customer request, urgent' },
+      { company: 'CRONUS', code: 'REG', description: 'Regulatory change' },
+      { company: 'FABRIKAM', code: 'CUST', description: 'Customer request, urgent' },
+      { company: 'FABRIKAM', code: 'REG', description: 'Regulatory change' },
+    ]);
+  } finally {
+    conn.close();
+  }
+  const types = spawnSync(process.execPath, [BIN, 'types', '--metadata', metadata], { encoding: 'utf8' });
+  expect(types.status).toBe(0);
+  expect(types.stdout).toMatch(/export interface EngChangeNoticeAttachmentRow extends Row \{\n(.*\n)*? {2}readonly fileName: string;\n {2}readonly pages: number \| null;/);
 });
