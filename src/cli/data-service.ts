@@ -10,6 +10,9 @@ import { createService, type Service } from '../service.js';
 import { businessRules } from '../rules/index.js';
 import type { Principal } from '../core/request.js';
 import { databaseFailure, isDatabaseFailure } from './startup-error.js';
+import { UsageError } from './args.js';
+import { chooseFrom } from '../edm/suggest-name.js';
+import type { EntityType } from '../edm/model.js';
 
 /** Opens the service of a data command. */
 export function openDataService(command: string, dbFile: string, metadataDir: string | undefined): Service {
@@ -21,6 +24,15 @@ export function openDataService(command: string, dbFile: string, metadataDir: st
     if (isDatabaseFailure(e)) throw databaseFailure(command, dbFile, e);
     throw e;
   }
+}
+
+/** The entity set a data command names and the company its rows belong to (undefined for a global set); UsageError otherwise. */
+export function setAndCompany(command: string, service: Service, set: string, company: string | boolean | undefined): { type: EntityType; companyId: string | undefined } {
+  const type = service.model.entityTypeBySet.get(set);
+  if (type === undefined) throw new UsageError(`ecn-odata ${command}: there is no entity set '${set}'; ${chooseFrom(set, [...service.model.entityTypeBySet.keys()], 'an entity set')}.`);
+  if (type.scope === 'company' && typeof company !== 'string') throw new UsageError(`ecn-odata ${command}: ${set} is company-scoped; name the company with --company <id or name>.`);
+  if (type.scope === 'global' && company !== undefined) throw new UsageError(`ecn-odata ${command}: ${set} is not company-scoped; leave out --company.`);
+  return { type, companyId: typeof company === 'string' ? service.context.users.companyId(company) : undefined };
 }
 
 /** The operator a data command writes as (currentUser defaults, rules' identity): every company, every set. */

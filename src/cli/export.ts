@@ -5,10 +5,9 @@
 import fs from 'node:fs';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
-import { chooseFrom } from '../edm/suggest-name.js';
 import { exportRows } from '../data/export-rows.js';
 import { parseFlags, UsageError } from './args.js';
-import { openDataService } from './data-service.js';
+import { openDataService, setAndCompany } from './data-service.js';
 
 /** Help text of `export`. */
 export const EXPORT_HELP = `Usage: ecn-odata export --set SET --format csv|json [options]
@@ -49,11 +48,7 @@ export async function runExport(argv: string[]): Promise<number> {
   const dbFile = typeof values['db'] === 'string' ? values['db'] : 'data/ecn.sqlite';
   const service = openDataService('export', dbFile, typeof values['metadata'] === 'string' ? values['metadata'] : undefined);
   try {
-    const type = service.model.entityTypeBySet.get(set);
-    if (type === undefined) throw new UsageError(`ecn-odata export: there is no entity set '${set}'; ${chooseFrom(set, [...service.model.entityTypeBySet.keys()], 'an entity set')}.`);
-    const company = values['company'];
-    if (type.scope === 'company' && typeof company !== 'string') throw new UsageError(`ecn-odata export: ${set} is company-scoped; name the company with --company <id or name>.`);
-    const companyId = typeof company === 'string' && type.scope === 'company' ? service.context.users.companyId(company) : undefined;
+    const { type, companyId } = setAndCompany('export', service, set, values['company']);
     const outFile = values['out'];
     const out: Writable = typeof outFile === 'string' ? fs.createWriteStream(outFile) : process.stdout;
     // A reader that stops early (`| head`) closes the pipe: stop writing quietly, as other tools do.

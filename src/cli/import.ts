@@ -5,11 +5,10 @@
  * the first refused row rolls back the whole import.
  */
 import fs from 'node:fs';
-import { chooseFrom } from '../edm/suggest-name.js';
 import { DataFileError, readDataFile } from '../data/data-file.js';
 import { ImportRefusedError, importRows, inOuterTransaction, type ImportReport } from '../data/import-rows.js';
 import { parseFlags, UsageError } from './args.js';
-import { openDataService, operator } from './data-service.js';
+import { openDataService, operator, setAndCompany } from './data-service.js';
 
 /** Help text of `import`. */
 export const IMPORT_HELP = `Usage: ecn-odata import --set SET --file FILE [options]
@@ -51,12 +50,7 @@ export async function runImport(argv: string[]): Promise<number> {
   const dbFile = typeof values['db'] === 'string' ? values['db'] : 'data/ecn.sqlite';
   const service = openDataService('import', dbFile, typeof values['metadata'] === 'string' ? values['metadata'] : undefined);
   try {
-    const type = service.model.entityTypeBySet.get(set);
-    if (type === undefined) throw new UsageError(`ecn-odata import: there is no entity set '${set}'; ${chooseFrom(set, [...service.model.entityTypeBySet.keys()], 'an entity set')}.`);
-    const company = values['company'];
-    if (type.scope === 'company' && typeof company !== 'string') throw new UsageError(`ecn-odata import: ${set} is company-scoped; name the company with --company <id or name>.`);
-    if (type.scope === 'global' && company !== undefined) throw new UsageError(`ecn-odata import: ${set} is not company-scoped; leave out --company.`);
-    const companyId = typeof company === 'string' ? service.context.users.companyId(company) : undefined;
+    const { type, companyId } = setAndCompany('import', service, set, values['company']);
     const principal = operator(typeof values['user'] === 'string' ? values['user'].toUpperCase() : 'IMPORT');
     const atomic = values['atomic'] === true;
     const started = process.hrtime.bigint();
