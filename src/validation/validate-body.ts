@@ -37,7 +37,10 @@ export class BodyValidator {
     }
     const details: ErrorDetail[] = [];
     const values = new Map<Property, unknown>();
-    for (const [name, value] of Object.entries(body as Record<string, unknown>)) {
+    const members = body as Record<string, unknown>;
+    for (const name in members) {
+      if (!Object.prototype.hasOwnProperty.call(members, name)) continue;
+      const value = members[name];
       if (name.includes('@')) {
         if (name.endsWith('@odata.bind')) throw new NotImplementedError(`Binding related entities ('${name}') is not supported; set the reference field instead.`);
         continue; // instance annotations such as @odata.etag or @odata.type are ignored
