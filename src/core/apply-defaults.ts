@@ -13,13 +13,15 @@ import { assertNever } from '../util/assert-never.js';
 import { companyCondition } from '../query/plan-read.js';
 import type { ServiceContext } from './service-context.js';
 import type { RowValues } from './write-checks.js';
-import { nextNumber } from './number-series.js';
+import { nextNumber, type NumberReservations } from './number-series.js';
 
 /** Who and when, for defaults. */
 export interface DefaultsInput {
   readonly userId: string;
   readonly now: Date;
   readonly companyId: string | undefined;
+  /** The write session's number counters (written back before its COMMIT); without, each number is written at once. */
+  readonly numbers?: NumberReservations;
 }
 
 /** Sets every missing property that has a default; returns those it set. */
@@ -49,7 +51,7 @@ function defaultValue(svc: ServiceContext, type: EntityType, p: Property, d: Def
     case 'currentUser':
       return input.userId;
     case 'numberSeries':
-      return nextNumber(svc, type, p, d.series, input.companyId);
+      return nextNumber(svc, type, p, d.series, input.companyId, input.numbers);
     case 'nextLineNo': {
       const q = select({
         columns: [{ expr: { kind: 'call', name: 'max', args: [col('x', p.name)] }, alias: 'm' }],

@@ -14,11 +14,14 @@ import { readRow } from './resolve-path.js';
 import { assignRowSecret } from './row-secret.js';
 import { formatEtag } from '../serialize/etag.js';
 import type { ServiceContext } from './service-context.js';
+import type { NumberReservations } from './number-series.js';
 
 /** Who writes and when. */
 export interface WriteStamp {
   readonly userId: string;
   readonly now: Date;
+  /** The write session's number counters (see NumberReservations). */
+  readonly numbers?: NumberReservations;
 }
 
 let lastTime: Date | undefined;
@@ -45,7 +48,7 @@ export function stampRow(svc: ServiceContext, type: EntityType, row: RowValues, 
 
 /** Fills defaults (and the row secret), stamps the row and runs the model's checks (the part of an insert before hooks see the row). */
 export function prepareInsert(svc: ServiceContext, type: EntityType, companyId: string | undefined, row: RowValues, stamp: WriteStamp): void {
-  const filled = applyDefaults(svc, type, row, { userId: stamp.userId, now: stamp.now, companyId });
+  const filled = applyDefaults(svc, type, row, { userId: stamp.userId, now: stamp.now, companyId, ...(stamp.numbers === undefined ? {} : { numbers: stamp.numbers }) });
   assignRowSecret(type, row);
   stampRow(svc, type, row, stamp.now);
   checkRequired(type, row);

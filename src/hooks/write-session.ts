@@ -11,6 +11,7 @@ import type { Principal } from '../core/request.js';
 import type { ServiceContext } from '../core/service-context.js';
 import type { RowValues } from '../core/write-checks.js';
 import { insertRow, prepareInsert, writeInsert } from '../core/insert-entity.js';
+import { NumberReservations } from '../core/number-series.js';
 import { checkUpdate, mergeChanges, writeDelete, writeUpdate } from '../core/update-entity.js';
 import { enqueue, type OutboxEvent } from '../events/outbox.js';
 import { checkEmitted } from '../events/emit-check.js';
@@ -39,6 +40,8 @@ export class WriteSession {
   /** Writes done so far, in completion order (nested writes complete before the write that caused them). */
   readonly committed: CommittedWrite[] = [];
   private depth = 0;
+  /** Number-series counters drawn from in this session, written back by `finish` before the COMMIT. */
+  private readonly numbers = new NumberReservations();
   /** The hook context of each type written in this session (the same for every write of the type). */
   private readonly contexts = new Map<EntityType, TxContext>();
 
@@ -55,7 +58,7 @@ export class WriteSession {
   /** Inserts a row: defaults and checks, validateWrite, INSERT. Returns the row as read back (see `readBack`). */
   create(type: EntityType, row: RowValues): DbRow {
     const { svc, identity } = this;
-    prepareInsert(svc, type, identity.companyId, row, { userId: identity.principal.userId, now: identity.now });
+    prepareInsert(svc, type, identity.companyId, row, { userId: identity.principal.userId, now: identity.now, numbers: this.numbers });
     const after = rowOfValues(type, row);
     this.validate(type, { op: 'create', after });
     if (!this.readBack && svc.hooks.forType(type)?.afterCommit === undefined) {
@@ -67,6 +70,11 @@ export class WriteSession {
     const stored = writeInsert(svc, type, identity.companyId, row);
     this.record(type, { op: 'create', after: rowOf(type, stored) });
     return stored;
+  }
+
+  /** Ends the session's writes inside its transaction: writes back the number-series counters it advanced. */
+  finish(): void {
+    this.numbers.flush(this.svc);
   }
 
   /** Changes a loaded row: merge and checks, validateWrite, UPDATE. Returns the row as read back. */
@@ -154,6 +162,7 @@ export async function inWriteTransaction<T>(svc: ServiceContext, identity: Write
   // Shared with the other writes of this event-loop turn (one COMMIT for all; db/group-commit.ts).
   const result = await svc.db.sharedTransaction(() => {
     const value = body(session);
+    session.finish();
     for (const event of session.events) enqueue(svc.db, event);
     return value;
   });
@@ -194,11 +203,13 @@ export async function inWriteBatch<I, T>(
     // Without savepoints any throw replays the batch, so one session can hold all of its writes.
     const shared = savepoints ? undefined : new WriteSession(svc, identity, readBack);
     if (shared !== undefined) sessions.push(shared);
-    return items.map((item, index): BatchOutcome<T> => {
+    const outcomes = items.map((item, index): BatchOutcome<T> => {
       const session = shared ?? new WriteSession(svc, identity, readBack);
       const emitted = session.events.length;
       const write = (): T => {
         const result = body(session, item);
+        // The shared session writes its counters back once, after the batch (below).
+        if (shared === undefined) session.finish();
         for (let i = emitted; i < session.events.length; i++) enqueue(svc.db, session.events[i] as OutboxEvent);
         return result;
       };
@@ -212,6 +223,8 @@ export async function inWriteBatch<I, T>(
         return { ok: false, error };
       }
     });
+    shared?.finish();
+    return outcomes;
   };
   let outcomes: BatchOutcome<T>[];
   try {

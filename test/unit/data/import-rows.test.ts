@@ -111,3 +111,17 @@ test('a quoted cell spanning lines: the record is named by its last line; a shor
   const short = csv('short.csv', [HEADER, 'New,COST']);
   await expect(importRows(t.service.context, ecnType, readDataFile(short, ecnType), { mode: 'skip', principal, companyId: cronus })).rejects.toThrow(/short\.csv:2: not valid CSV/);
 });
+
+test('number series: one counter per batch, written back with it; a replayed batch leaves no gap', async () => {
+  const series = (): number => Number((t.service.db.raw.prepare('SELECT "lastNumber" AS n FROM "numberSeries" WHERE "code" = \'ECN\' AND "_companyId" = ?').get(cronus) as { n: number }).n);
+  const before = series();
+  const file = csv('numbers.csv', [HEADER, ...Array.from({ length: 7 }, (_, i) => `New,COST,NUM-${i},Item,${i === 3 ? 'Planned' : ''},${i}`)]);
+  const report = await importRows(t.service.context, ecnType, readDataFile(file, ecnType), { mode: 'skip', principal, companyId: cronus, batchSize: 4 });
+  expect(report.imported).toBe(6);
+  const numbers = (await t.call('GET', "/engChangeNotices?$filter=startswith(drawingNumber,'NUM-')&$select=number&$orderby=number")).json.value.map((e: { number: string }) => Number(e.number.slice(3)));
+  expect(numbers).toEqual(Array.from({ length: 6 }, (_, i) => before + 1 + i));
+  expect(series()).toBe(before + 6);
+  // The API goes on from there.
+  const posted = await t.call('POST', '/engChangeNotices', { body: { drawingNumber: 'API-1' } });
+  expect(Number(posted.json.number.slice(3))).toBe(before + 7);
+});
