@@ -28,6 +28,9 @@ import { UserStore } from './auth/user-store.js';
 import { TokenStore } from './auth/token-store.js';
 import { Authenticator } from './auth/authenticator.js';
 import { AccessCache } from './auth/access-cache.js';
+import { FailedAuthentications } from './auth/failed-authentications.js';
+import { parseLimitsOf } from './uri/limits.js';
+import { PathTemplates } from './uri/path-templates.js';
 
 /** A running service instance. */
 export interface Service {
@@ -84,6 +87,7 @@ export function createService(options: ServiceOptions, rules: readonly EntityHoo
   const hookOutbound = new OutboundClient({ allowPrivate: options.webhooks.allowPrivate, timeoutMs: options.webhooks.handshakeTimeoutMs, maxSockets: 4 });
   const tokens = new TokenStore(db);
   const access = new AccessCache(db);
+  const parseLimits = parseLimitsOf(model.service);
   const context: ServiceContext = {
     model,
     db,
@@ -96,11 +100,14 @@ export function createService(options: ServiceOptions, rules: readonly EntityHoo
     users,
     tokens,
     authenticator: new Authenticator(users, tokens, access, options.jwt, log),
+    authFailures: new FailedAuthentications(options.authRateLimit.windowMs, options.authRateLimit.max),
     access,
     publicMetadata: options.publicMetadata,
     outbound: hookOutbound,
     callTimeoutMs: options.webhooks.handshakeTimeoutMs,
     outboxSignal: new OutboxSignal(),
+    parseLimits,
+    paths: new PathTemplates(256, undefined, parseLimits),
   };
   const definitions = syncEventDefinitions(context);
   if (definitions.inserted + definitions.updated + definitions.deleted > 0) log.info(definitions, 'event definitions updated');

@@ -13,6 +13,9 @@ import type { UserStore } from '../auth/user-store.js';
 import type { TokenStore } from '../auth/token-store.js';
 import type { OutboundHttp } from '../events/outbound.js';
 import type { OutboxSignal } from '../events/outbox-signal.js';
+import type { ParseLimits } from '../uri/limits.js';
+import type { FailedAuthentications } from '../auth/failed-authentications.js';
+import type { PathTemplates } from '../uri/path-templates.js';
 
 /** Long-lived service state shared by all requests. */
 export interface ServiceContext {
@@ -30,6 +33,8 @@ export interface ServiceContext {
   readonly hooks: HookRegistry;
   /** Bearer-token authentication (opaque tokens, JWTs). */
   readonly authenticator: Authenticator;
+  /** Failed authentications per client address and credential (conventions §11). */
+  readonly authFailures: FailedAuthentications;
   /** Tokens, principals and companies between requests (refreshed by the authenticator on each request). */
   readonly access: AccessCache;
   readonly users: UserStore;
@@ -42,4 +47,8 @@ export interface ServiceContext {
   readonly callTimeoutMs: number;
   /** Notified after every commit that wrote outbox rows (the delivery worker listens). */
   readonly outboxSignal: OutboxSignal;
+  /** URL parse limits from the model's `limits`. */
+  readonly parseLimits: ParseLimits;
+  /** Resource paths parsed once per shape under `parseLimits` (uri/path-templates.ts). */
+  readonly paths: PathTemplates;
 }

@@ -130,6 +130,15 @@ export class NotImplementedError extends ODataError {
   }
 }
 
+/** 429: too many failed authentications from this client; `Retry-After` says when to try again. */
+export class TooManyRequestsError extends ODataError {
+  constructor(retryAfterSeconds: number) {
+    super(429, 'BadRequest_TooManyRequests', 'Too many failed authentication attempts from this address; try again later.', undefined, undefined, {
+      'Retry-After': String(retryAfterSeconds),
+    });
+  }
+}
+
 /** 401 Authentication_InvalidCredentials, with `WWW-Authenticate: Bearer` (RFC 6750 §3). */
 export class AuthenticationError extends ODataError {
   constructor(message: string, invalidToken: boolean) {
@@ -139,12 +148,20 @@ export class AuthenticationError extends ODataError {
   }
 }
 
-/** 401 Authorization_CompanyAccessDenied: the caller has no grant in the company (BC answers 401). */
+/**
+ * 401 Authorization_CompanyAccessDenied: the caller has no grant in the company, or it does not exist
+ * (BC answers 401). The message names neither, so a company id reveals nothing (conventions §11).
+ */
 export class CompanyAccessDeniedError extends ODataError {
-  constructor(company: string) {
-    super(401, 'Authorization_CompanyAccessDenied', `You do not have access to the company '${company}'. Ask an administrator to grant you a permission set in it.`, undefined, undefined, {
-      'WWW-Authenticate': 'Bearer realm="ecn-odata"',
-    });
+  constructor() {
+    super(
+      401,
+      'Authorization_CompanyAccessDenied',
+      'You do not have access to this company, or it does not exist. GET companies lists the companies you can use; ask an administrator for a grant in another one.',
+      undefined,
+      undefined,
+      { 'WWW-Authenticate': 'Bearer realm="ecn-odata"' },
+    );
   }
 }
 

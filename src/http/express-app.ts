@@ -1,7 +1,7 @@
 /**
  * The HTTP layer, the only code that knows the server library: it reads the body, builds the
  * ODataRequest, calls the core and writes the ODataResponse. Requests outside the service root get an
- * OData 404 too; failed authentications are limited per client address.
+ * OData 404 too.
  *
  * The work is one node:http request listener that uses only node's request and response. The express
  * app is its public face (`createExpressApp(...).listen`, supertest) and routes everything to it; the
@@ -12,7 +12,6 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import express, { type Express } from 'express';
-import { ipKeyGenerator, MemoryStore, type Options as RateLimitOptions } from 'express-rate-limit';
 import type { Service } from '../service.js';
 import { NotFoundError } from '../errors/odata-error.js';
 import { toErrorResponse } from '../errors/to-error-response.js';
@@ -34,72 +33,17 @@ function send(res: ServerResponse, method: string | undefined, r: ODataResponse)
   res.end(r.body);
 }
 
-/**
- * Brute force protection: 401 responses count per client address (express-rate-limit's store, fixed
- * windows); a client with `max` failures in the window gets 429 until the window ends. Only
- * failures cost anything: a request checks one map entry.
- */
-class FailedAuthentications {
-  private readonly store = new MemoryStore();
-  /** When the last failure was counted (ms since epoch); none yet: -Infinity. */
-  private lastFailure = -Infinity;
-
-  constructor(
-    private readonly windowMs: number,
-    private readonly max: number,
-  ) {
-    this.store.init({ windowMs } as RateLimitOptions);
-  }
-
-  /**
-   * false when no client can be blocked: no failure was counted within the last window (a client's
-   * count resets at most one window after its first failure). Spares the store lookup per request.
-   */
-  anyRecent(): boolean {
-    return Date.now() - this.lastFailure < this.windowMs;
-  }
-
-  /** Seconds until the client may try again, or undefined when it is not blocked. */
-  async retryAfter(key: string): Promise<number | undefined> {
-    const info = await this.store.get(key);
-    if (info === undefined || info.totalHits < this.max) return undefined;
-    return Math.max(1, Math.ceil(((info.resetTime?.getTime() ?? Date.now()) - Date.now()) / 1000));
-  }
-
-  /** Counts a failed authentication. */
-  failed(key: string): void {
-    this.lastFailure = Date.now();
-    void this.store.increment(key);
-  }
-}
-
-const TOO_MANY = JSON.stringify({ error: { code: 'BadRequest_TooManyRequests', message: 'Too many failed authentication attempts from this address; try again later.' } });
-
 /** The request listener serving `service` under its service root. */
 export function createRequestListener(service: Service): RequestListener {
   const root = service.model.service.serviceRoot;
   const log = service.log;
   const maxBody = service.model.service.maxBodyBytes;
-  const { windowMs, max } = service.options.authRateLimit;
-  const failures = new FailedAuthentications(windowMs, max);
 
   const serve = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const header = req.headers['x-request-id'];
     const requestId = typeof header === 'string' && header.length <= 100 ? header : randomUUID();
     const started = process.hrtime.bigint();
     res.setHeader('x-request-id', requestId);
-    // The client's key (an IPv6 address's /56 subnet) is only needed once a failure was counted.
-    const client = (): string => ipKeyGenerator(req.socket.remoteAddress ?? '');
-    const retryAfter = failures.anyRecent() ? await failures.retryAfter(client()) : undefined;
-    if (retryAfter !== undefined) {
-      log.warn({ requestId, clientAddress: req.socket.remoteAddress }, 'authentication rate limit reached');
-      res.statusCode = 429;
-      res.setHeader('Retry-After', String(retryAfter));
-      res.setHeader('OData-Version', '4.0');
-      res.setHeader('Content-Type', 'application/json; odata.metadata=minimal');
-      res.end(TOO_MANY);
-      return;
-    }
     const url = req.url ?? '/';
     let response: ODataResponse;
     try {
@@ -114,7 +58,6 @@ export function createRequestListener(service: Service): RequestListener {
     } catch (e) {
       response = toErrorResponse(e, requestId, log);
     }
-    if (response.status === 401) failures.failed(client());
     send(res, req.method, response);
     if (log.isLevelEnabled('info')) {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;

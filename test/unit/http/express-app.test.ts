@@ -64,7 +64,7 @@ test('a POST round trip over HTTP', async () => {
   expect(r.headers['etag']).toBe(r.body['@odata.etag']);
 });
 
-test('failed authentications are limited per client address (429), successful ones are not counted', async () => {
+test('failed authentications are limited per client address and credential (429); valid credentials are never refused', async () => {
   const limited = startTestService({ authRateLimit: { windowMs: 60_000, max: 3 } });
   try {
     const a = createExpressApp(limited.service);
@@ -76,6 +76,10 @@ test('failed authentications are limited per client address (429), successful on
     }
     const blocked = await request(a).get('/api/v2.0/companies').set('Authorization', 'Bearer ecn_nope').expect(429);
     expect(blocked.body.error.code).toBe('BadRequest_TooManyRequests');
+    expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
+    // Other bad credentials from the address are refused too; a valid one is served.
+    await request(a).get('/api/v2.0/companies').set('Authorization', 'Bearer ecn_other').expect(429);
+    await request(a).get('/api/v2.0/companies').set('Authorization', good).expect(200);
   } finally {
     limited.close();
   }
