@@ -6,6 +6,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import type { CompiledQuery } from '../sql/compile.js';
 import { formatEtag } from '../serialize/etag.js';
 import { nonFiniteDouble } from '../edm/values.js';
+import { QueryLimitError } from '../errors/odata-error.js';
 import { GroupCommit } from './group-commit.js';
 import { SharedReads } from './shared-reads.js';
 
@@ -190,6 +191,10 @@ export function openDatabase(file: string): Database {
     const s = text(v);
     const r = text(pattern) === null ? null : regex(String(pattern));
     return s === null || r === null ? null : r.test(s) ? 1 : 0;
+  });
+  // Limits the database meets while a statement runs (an expanded collection past its cap) end it with a 400.
+  raw.function('odata_raise_limit', { deterministic: false }, (message: unknown) => {
+    throw new QueryLimitError(String(message), '$expand');
   });
   // The entity JSON the SQLite dialect writes falls back to these for values its SQL does not cover.
   raw.function('odata_etag', { deterministic: true }, (version: unknown) => formatEtag(version));

@@ -58,6 +58,12 @@ export interface Dialect {
    */
   rowLimit(e: SqlExpr): SqlExpr;
   /**
+   * An expression that fails the statement with a 400 (QueryLimitError) carrying `message`, for
+   * limits the database meets while it runs (an expanded collection past its cap). SQLite: the
+   * `odata_raise_limit` function registered by db/database.ts.
+   */
+  raiseLimit(message: SqlExpr): SqlExpr;
+  /**
    * The weak ETag of a row version, as serialize/etag.ts formatEtag writes it (odata_etag, registered by
    * db/database.ts); with `stored`, the row's stored ETag text is used while its version matches.
    */
