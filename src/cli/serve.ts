@@ -12,6 +12,7 @@ import { businessRules } from '../rules/index.js';
 import { DEMO_DEFAULT_COMPANY, seedDemoIfEmpty, seedDemoUsers } from '../seed/demo.js';
 import { DEFAULT_WEBHOOKS, type ServiceOptions, type WebhookOptions } from '../config.js';
 import { intFlag, parseFlags, UsageError } from './args.js';
+import { demoToken, type DemoToken } from './demo-token.js';
 
 /** Help text of `serve`. */
 export const SERVE_HELP = `Usage: ecn-odata serve [options]
@@ -78,11 +79,11 @@ export async function serve(argv: string[]): Promise<Server | undefined> {
   });
   const webhooks = webhookOptions(values, host, port);
   const service = createService({ ...opts, ...jwtOptions(values), publicMetadata: values['protect-metadata'] !== true, webhooks }, businessRules);
-  let demoToken: string | undefined;
+  let admin: DemoToken | undefined;
   if (seed === 'demo') {
     seedDemoIfEmpty(service.context);
     seedDemoUsers(service.context.users);
-    demoToken = service.context.tokens.issue('ADMIN', 30 * 86_400_000).token;
+    admin = demoToken(service.context.tokens, dbFile);
   }
   const app = createExpressApp(service);
   return await new Promise<Server>((resolve, reject) => {
@@ -93,9 +94,10 @@ export async function serve(argv: string[]): Promise<Server | undefined> {
       console.log(`ecn-odata serving ${root}/ (database ${dbFile})`);
       console.log(`  service document: ${root}/`);
       console.log(`  metadata:         ${root}/$metadata`);
-      if (demoToken !== undefined) {
-        console.log(`  token for ADMIN (SUPER in both demo companies, valid 30 days):`);
-        console.log(`  ${demoToken}`);
+      if (admin !== undefined) {
+        const until = admin.expiresAt === null ? '' : `, valid until ${admin.expiresAt.slice(0, 10)}`;
+        console.log(`  token for ADMIN (SUPER in both demo companies${until}; ${admin.issued ? 'new' : 'the one issued before'}):`);
+        console.log(`  ${admin.token}`);
       }
       resolve(server);
     });
