@@ -122,4 +122,5 @@ export const sqliteDialect: Dialect = {
   // statement for re-preparation whenever the value is bound, i.e. on every run; a CAST hides it.
   rowLimit: (e) => (e.kind === 'param' ? { kind: 'cast', operand: e, type: 'INTEGER' } : e),
   raiseLimit: (message) => call('odata_raise_limit', message),
+  livenessCheck: call('odata_live'),
 };
