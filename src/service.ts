@@ -31,6 +31,8 @@ import { AccessCache } from './auth/access-cache.js';
 import { FailedAuthentications } from './auth/failed-authentications.js';
 import { parseLimitsOf } from './uri/limits.js';
 import { PathTemplates } from './uri/path-templates.js';
+import { ReadPool } from './db/read-pool.js';
+import { ReadExecutor } from './db/read-executor.js';
 
 /** A running service instance. */
 export interface Service {
@@ -88,9 +90,16 @@ export function createService(options: ServiceOptions, rules: readonly EntityHoo
   const tokens = new TokenStore(db);
   const access = new AccessCache(db);
   const parseLimits = parseLimitsOf(model.service);
+  const limits = model.service;
+  // Read threads need the database in a file they can open; an in-memory database runs every read on the event loop.
+  const pool =
+    options.dbFile !== ':memory:' && limits.readWorkers > 0
+      ? new ReadPool({ file: options.dbFile, threads: limits.readWorkers, maxQueued: limits.maxQueuedReads, timeoutMs: limits.requestTimeoutMs }, log)
+      : undefined;
   const context: ServiceContext = {
     model,
     db,
+    reads: new ReadExecutor(db, pool, limits.maxInlineRows),
     validator: new BodyValidator(),
     nextVersion: createVersionClock(),
     log,
@@ -124,6 +133,7 @@ export function createService(options: ServiceOptions, rules: readonly EntityHoo
       delivery?.worker.stop();
       delivery?.outbound.close();
       hookOutbound.close();
+      void pool?.close();
       db.close();
     },
   };

@@ -15,12 +15,15 @@ import type { OutboundHttp } from '../events/outbound.js';
 import type { OutboxSignal } from '../events/outbox-signal.js';
 import type { ParseLimits } from '../uri/limits.js';
 import type { FailedAuthentications } from '../auth/failed-authentications.js';
+import type { ReadExecutor } from '../db/read-executor.js';
 import type { PathTemplates } from '../uri/path-templates.js';
 
 /** Long-lived service state shared by all requests. */
 export interface ServiceContext {
   readonly model: EdmModel;
   readonly db: Database;
+  /** Where reads run: on the event loop, or in read threads with a deadline (db/read-executor.ts). */
+  readonly reads: ReadExecutor;
   readonly validator: BodyValidator;
   /** Next row version (strictly increasing). */
   readonly nextVersion: () => number;

@@ -130,6 +130,16 @@ export class NotImplementedError extends ODataError {
   }
 }
 
+/**
+ * 503 with `Retry-After`: a read ran out of its time and was cancelled, or the read threads are busy
+ * (conventions §11). The request may succeed later; nothing was changed.
+ */
+export class ServiceUnavailableError extends ODataError {
+  constructor(message: string, retryAfterSeconds: number) {
+    super(503, 'Internal_ServiceUnavailable', message, undefined, undefined, { 'Retry-After': String(retryAfterSeconds) });
+  }
+}
+
 /** 429: too many failed authentications from this client; `Retry-After` says when to try again. */
 export class TooManyRequestsError extends ODataError {
   constructor(retryAfterSeconds: number) {

@@ -30,6 +30,10 @@ export interface ExpandPlan {
   readonly expand: readonly ExpandPlan[];
   /** The most entities this expansion can put under one parent entity, nested levels included (its caps). */
   readonly maxRows: number;
+  /** The most entities of this navigation under one parent (1 for a single-valued one). */
+  readonly cap: number;
+  /** A lambda or $count over a collection inside this expansion (see PlannedQuery.correlated). */
+  readonly correlated: boolean;
   /** The SQL columns for a parent row in `scope`. */
   column(scope: QueryScope): SelectColumn;
   countColumn?(scope: QueryScope): SelectColumn;
@@ -125,6 +129,8 @@ function planOne(input: QueryPlanInput, nav: NavigationProperty, options: Expand
     selectList: nested.selectList,
     expand: nested.expand,
     maxRows: cap === undefined ? perRow : cap.rows * perRow,
+    cap: cap === undefined ? 1 : cap.rows,
+    correlated: nested.correlated,
     column(scope) {
       const { query } = inner(scope);
       if (cap === undefined) return { expr: { kind: 'subquery', query }, alias: nav.name };

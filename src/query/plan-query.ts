@@ -5,7 +5,7 @@
  */
 import type { EdmModel, EntityType } from '../edm/model.js';
 import { UriSemanticError, NotImplementedError } from '../errors/odata-error.js';
-import { checkLambdaDepth, checkOrderByLength, checkTop } from './query-limits.js';
+import { checkLambdaDepth, checkOrderByLength, checkTop, lambdaDepth } from './query-limits.js';
 import type { NestedQueryOptions, OrderByItem, SelectItem, Expr } from '../uri/ast.js';
 import type { OrderItem } from '../sql/nodes.js';
 import { sqliteDialect } from '../sql/sqlite-dialect.js';
@@ -27,6 +27,15 @@ export interface PlannedQuery {
   /** Bound sort keys (without the key), for paging. */
   readonly orderBy: readonly { readonly expr: BoundExpr; readonly direction: 'asc' | 'desc' }[];
   readonly expand: readonly ExpandPlan[];
+  /** The request filters this level ($filter). */
+  readonly filtered: boolean;
+  /** The request orders this level ($orderby), rather than by the type's default order. */
+  readonly ordered: boolean;
+  /**
+   * A lambda or `$count` over a collection in $filter or $orderby, here or in an expansion: work per
+   * row that grows with the related rows (read-cost.ts sends such reads to a read thread).
+   */
+  readonly correlated: boolean;
 }
 
 /** What planning needs besides the options. */
@@ -145,5 +154,6 @@ export function planQuery(input: QueryPlanInput): PlannedQuery {
     limit: o.top,
     offset: o.skip,
   };
-  return { read, selectList: list, count: o.count === true, orderBy, expand };
+  const correlated = (filter !== undefined && lambdaDepth(filter) > 0) || orderBy.some((b) => lambdaDepth(b.expr) > 0) || expand.some((e) => e.correlated);
+  return { read, selectList: list, count: o.count === true, orderBy, expand, filtered: filter !== undefined, ordered: o.orderby !== undefined, correlated };
 }
