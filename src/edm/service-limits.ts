@@ -38,7 +38,10 @@ export interface ServiceLimits {
   readonly readWorkers: number;
   /** Reads waiting for a read thread at once; beyond, 503. */
   readonly maxQueuedReads: number;
-  /** Rows a read may examine (by the cost model's estimate) and still run on the event loop. */
+  /**
+   * The work a read may be expected to do and still run on the event loop, in rows examined (an entity
+   * written counts 30, an expanded one 15: query/read-cost.ts); about 10 ms at the default.
+   */
   readonly maxInlineRows: number;
 }
 

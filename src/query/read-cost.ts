@@ -33,10 +33,14 @@ export interface ReadCost {
 }
 
 /**
- * Producing an entity's JSON costs about ten times examining a row (a filter test): measured on the
- * bench data, 100 rows written 1.5 µs each, 10,000 rows scanned by contains() 0.15 µs each.
+ * What writing an entity's JSON costs in rows examined (a filter test): on the bench data (10,000
+ * ECNs, in-process, 2026-11-24, machine shared), contains() over all ECNs took 0.19 µs a row, a page
+ * of 1,000 ECNs 6.1 µs an entity (its computed fields included), expanded comments and BOM lines
+ * 2.6 µs an entity (/tmp calibration script, the measurement in the issue 13 note).
  */
-export const OUTPUT_WEIGHT = 10;
+export const OUTPUT_WEIGHT = 30;
+/** What writing an expanded entity's JSON costs in rows examined (see OUTPUT_WEIGHT). */
+export const EXPANDED_WEIGHT = 15;
 
 function expansionCosts(plans: readonly ExpandPlan[], source: EntityType): ExpansionCost[] {
   return plans.map((p) => ({ source: source.table, target: p.nav.target.table, collection: p.nav.collection, cap: p.cap, nested: expansionCosts(p.expand, p.nav.target) }));
@@ -64,13 +68,13 @@ function expectedExpanded(expansions: readonly ExpansionCost[], rowsOf: (table: 
 }
 
 /**
- * The expected work of a read in row units (a row examined is 1, an entity written OUTPUT_WEIGHT),
- * with `rowsOf` giving the current size of a table; Infinity for correlated reads, whose work grows
- * with the data per row and is not bounded by any table's size.
+ * The expected work of a read in row units (a row examined is 1, an entity written OUTPUT_WEIGHT, an
+ * expanded one EXPANDED_WEIGHT), with `rowsOf` giving the current size of a table; Infinity for
+ * correlated reads, whose work grows with the data per row and is not bounded by any table's size.
  */
 export function expectedWork(cost: ReadCost, rowsOf: (table: string) => number): number {
   if (cost.correlated) return Infinity;
   let work = 0;
   for (const t of cost.scans) work += rowsOf(t);
-  return work + OUTPUT_WEIGHT * cost.rows * (1 + expectedExpanded(cost.expansions, rowsOf));
+  return work + cost.rows * (OUTPUT_WEIGHT + EXPANDED_WEIGHT * expectedExpanded(cost.expansions, rowsOf));
 }
