@@ -31,6 +31,8 @@ Options:
   --jwt-jwks-url URL    where the issuer publishes its signing keys (JWKS)
   --jwt-user-claim C    the claim that names the user (default preferred_username)
   --jwt-clock-skew S    seconds of clock skew tolerated on exp/nbf (default 60)
+  --jwt-authorization-uri URL  the issuer's OAuth 2.0 authorize endpoint, named in 401 challenges
+                        (authorization_uri) for Excel's and Power BI's Organizational account
   --protect-metadata    require a token for the service document and $metadata too
   --public-url URL      base URL clients reach the service at, for entity URLs in webhook
                         notifications (default http://<host>:<port>)
@@ -54,6 +56,7 @@ export async function serve(argv: string[]): Promise<Server | undefined> {
     'jwt-jwks-url': { type: 'string' },
     'jwt-user-claim': { type: 'string' },
     'jwt-clock-skew': { type: 'string' },
+    'jwt-authorization-uri': { type: 'string' },
     'protect-metadata': { type: 'boolean' },
     'public-url': { type: 'string' },
     'webhooks-allow-private': { type: 'boolean' },
@@ -115,7 +118,11 @@ function jwtOptions(values: Record<string, string | boolean | undefined>): Parti
   const issuer = values['jwt-issuer'];
   const audience = values['jwt-audience'];
   const jwksUrl = values['jwt-jwks-url'];
-  if (issuer === undefined && audience === undefined && jwksUrl === undefined) return {};
+  const authorizationUri = values['jwt-authorization-uri'];
+  if (issuer === undefined && audience === undefined && jwksUrl === undefined) {
+    if (authorizationUri !== undefined) throw new UsageError('ecn-odata serve: --jwt-authorization-uri needs --jwt-issuer, --jwt-audience and --jwt-jwks-url.');
+    return {};
+  }
   if (typeof issuer !== 'string' || typeof audience !== 'string' || typeof jwksUrl !== 'string') {
     throw new UsageError('ecn-odata serve: JWT needs all of --jwt-issuer, --jwt-audience and --jwt-jwks-url.');
   }
@@ -126,8 +133,22 @@ function jwtOptions(values: Record<string, string | boolean | undefined>): Parti
   } catch {
     throw new UsageError(`ecn-odata serve: --jwt-jwks-url '${jwksUrl}' is not a URL.`);
   }
+  if (typeof authorizationUri === 'string' && !/^https?:$/.test(urlProtocol(authorizationUri))) {
+    throw new UsageError(`ecn-odata serve: --jwt-authorization-uri '${authorizationUri}' is not an http or https URL.`);
+  }
   const claim = typeof values['jwt-user-claim'] === 'string' ? values['jwt-user-claim'] : 'preferred_username';
-  return { jwt: { issuer, audience, jwksUrl, userClaim: claim, clockToleranceSeconds: skew, jwksCooldownMs: 30_000 } };
+  return {
+    jwt: { issuer, audience, jwksUrl, userClaim: claim, clockToleranceSeconds: skew, jwksCooldownMs: 30_000, ...(typeof authorizationUri === 'string' ? { authorizationUri } : {}) },
+  };
+}
+
+/** The protocol of a URL (`https:`), or '' when the text is not a URL. */
+function urlProtocol(text: string): string {
+  try {
+    return new URL(text).protocol;
+  } catch {
+    return '';
+  }
 }
 
 /** A whole number of milliseconds from a flag, or a UsageError. */

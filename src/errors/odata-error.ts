@@ -3,6 +3,7 @@
  * `to-error-response.ts` is the only place that turns a thrown value into an OData error body
  * (OData JSON Format §21, conventions.md §3).
  */
+import { wwwAuthenticate } from '../auth/challenges.js';
 
 /** One entry of `error.details` (OData JSON Format §21). */
 export interface ErrorDetail {
@@ -19,8 +20,8 @@ export class ODataError extends Error {
     message: string,
     readonly target?: string,
     readonly details?: readonly ErrorDetail[],
-    /** Extra response headers (e.g. `Allow` on 405, `WWW-Authenticate` on 401). */
-    readonly headers?: Readonly<Record<string, string>>,
+    /** Extra response headers (e.g. `Allow` on 405, `WWW-Authenticate` on 401: one value per line). */
+    readonly headers?: Readonly<Record<string, string | readonly string[]>>,
   ) {
     super(message);
     this.name = new.target.name;
@@ -130,12 +131,10 @@ export class NotImplementedError extends ODataError {
   }
 }
 
-/** 401 Authentication_InvalidCredentials, with `WWW-Authenticate: Bearer` (RFC 6750 §3). */
+/** 401 Authentication_InvalidCredentials, with a challenge per accepted scheme (RFC 6750 §3, RFC 7617 §2; auth/challenges.ts). */
 export class AuthenticationError extends ODataError {
-  constructor(message: string, invalidToken: boolean) {
-    super(401, 'Authentication_InvalidCredentials', message, undefined, undefined, {
-      'WWW-Authenticate': invalidToken ? 'Bearer realm="ecn-odata", error="invalid_token"' : 'Bearer realm="ecn-odata"',
-    });
+  constructor(message: string, challenges: readonly string[]) {
+    super(401, 'Authentication_InvalidCredentials', message, undefined, undefined, { 'WWW-Authenticate': challenges });
   }
 }
 
@@ -143,7 +142,7 @@ export class AuthenticationError extends ODataError {
 export class CompanyAccessDeniedError extends ODataError {
   constructor(company: string) {
     super(401, 'Authorization_CompanyAccessDenied', `You do not have access to the company '${company}'. Ask an administrator to grant you a permission set in it.`, undefined, undefined, {
-      'WWW-Authenticate': 'Bearer realm="ecn-odata"',
+      'WWW-Authenticate': wwwAuthenticate(),
     });
   }
 }

@@ -25,7 +25,7 @@ export type RequestListener = (req: IncomingMessage, res: ServerResponse) => voi
 
 function send(res: ServerResponse, method: string | undefined, r: ODataResponse): void {
   res.statusCode = r.status;
-  for (const k in r.headers) res.setHeader(k, r.headers[k] as string);
+  for (const k in r.headers) res.setHeader(k, r.headers[k] as string | readonly string[]);
   if (r.headers['OData-Version'] === undefined) res.setHeader('OData-Version', '4.0');
   if (r.body === undefined || method === 'HEAD' || r.status === 204) {
     res.end();

@@ -88,9 +88,12 @@ export function startTestService(
       clientAddress: '127.0.0.1',
     });
     const text = res.body === undefined ? '' : Buffer.isBuffer(res.body) ? res.body.toString('utf8') : res.body;
+    // A header sent as several lines reads as one comma-joined value, as node's HTTP client gives it.
+    const responseHeaders: Record<string, string> = {};
+    for (const [k, v] of Object.entries(res.headers)) responseHeaders[k] = typeof v === 'string' ? v : v.join(', ');
     let json: unknown;
-    if ((res.headers['Content-Type'] ?? '').startsWith('application/json') && text !== '') json = JSON.parse(text);
-    return { status: res.status, headers: res.headers, text, json };
+    if ((responseHeaders['Content-Type'] ?? '').startsWith('application/json') && text !== '') json = JSON.parse(text);
+    return { status: res.status, headers: responseHeaders, text, json };
   };
   const companyIds = seeded?.companyIds ?? (service.db.raw.prepare(`SELECT "id" FROM "${service.model.company.table}" ORDER BY "name"`).all() as { id: string }[]).map((r) => r.id);
   return { service, root, companyIds, call, token, close: () => service.close() };
