@@ -13,25 +13,33 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import express, { type Express } from 'express';
 import { ipKeyGenerator, MemoryStore, type Options as RateLimitOptions } from 'express-rate-limit';
+import type { Logger } from 'pino';
 import type { Service } from '../service.js';
 import { NotFoundError } from '../errors/odata-error.js';
 import { toErrorResponse } from '../errors/to-error-response.js';
 import type { ODataResponse } from '../core/request.js';
+import { compressionApplies, endNegotiated } from './compress.js';
 import { hasBody, readBody } from './read-body.js';
 import { toODataRequest } from './to-odata-request.js';
 
 /** A node:http request listener. */
 export type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
 
-function send(res: ServerResponse, method: string | undefined, r: ODataResponse): void {
+/** Writes a response; its body compressed when the request asks for it and compression applies (compress.ts). */
+function send(req: IncomingMessage, res: ServerResponse, r: ODataResponse, log: Logger): void {
   res.statusCode = r.status;
   for (const k in r.headers) res.setHeader(k, r.headers[k] as string | readonly string[]);
   if (r.headers['OData-Version'] === undefined) res.setHeader('OData-Version', '4.0');
-  if (r.body === undefined || method === 'HEAD' || r.status === 204) {
+  if (r.body === undefined || req.method === 'HEAD' || r.status === 204) {
     res.end();
     return;
   }
-  res.end(r.body);
+  const acceptEncoding = req.headers['accept-encoding'];
+  if (acceptEncoding === undefined || !compressionApplies(r.headers['Content-Type'], r.body)) {
+    res.end(r.body);
+    return;
+  }
+  endNegotiated(res, r.body, acceptEncoding, (e) => log.warn({ err: e }, 'compressed response failed'));
 }
 
 /**
@@ -115,7 +123,7 @@ export function createRequestListener(service: Service): RequestListener {
       response = toErrorResponse(e, requestId, log);
     }
     if (response.status === 401) failures.failed(client());
-    send(res, req.method, response);
+    send(req, res, response, log);
     if (log.isLevelEnabled('info')) {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       log.info({ requestId, method: req.method, url, status: response.status, ms: Math.round(ms * 100) / 100 }, 'request');
