@@ -8,6 +8,7 @@ import type { Server } from 'node:http';
 import { defaultOptions } from '../config.js';
 import { createService } from '../service.js';
 import { createExpressApp } from '../http/express-app.js';
+import { isOrigin } from '../http/cors.js';
 import { businessRules } from '../rules/index.js';
 import { DEMO_DEFAULT_COMPANY, seedDemoIfEmpty, seedDemoUsers } from '../seed/demo.js';
 import { DEFAULT_WEBHOOKS, type ServiceOptions, type WebhookOptions } from '../config.js';
@@ -34,6 +35,8 @@ Options:
   --jwt-authorization-uri URL  the issuer's OAuth 2.0 authorize endpoint, named in 401 challenges
                         (authorization_uri) for Excel's and Power BI's Organizational account
   --protect-metadata    require a token for the service document and $metadata too
+  --cors-origin URL     let browser apps of this origin (https://app.example.com) call the service;
+                        repeatable (default: none, CORS is off)
   --public-url URL      base URL clients reach the service at, for entity URLs in webhook
                         notifications (default http://<host>:<port>)
   --webhooks-allow-private  allow webhook targets on private, loopback and link-local addresses
@@ -58,6 +61,7 @@ export async function serve(argv: string[]): Promise<Server | undefined> {
     'jwt-clock-skew': { type: 'string' },
     'jwt-authorization-uri': { type: 'string' },
     'protect-metadata': { type: 'boolean' },
+    'cors-origin': { type: 'string', multiple: true },
     'public-url': { type: 'string' },
     'webhooks-allow-private': { type: 'boolean' },
     'webhooks-timeout': { type: 'string' },
@@ -80,7 +84,7 @@ export async function serve(argv: string[]): Promise<Server | undefined> {
     ...(typeof values['default-company'] === 'string' ? { defaultCompany: values['default-company'] } : seed === 'demo' ? { defaultCompany: DEMO_DEFAULT_COMPANY } : {}),
   });
   const webhooks = webhookOptions(values, host, port);
-  const service = createService({ ...opts, ...jwtOptions(values), publicMetadata: values['protect-metadata'] !== true, webhooks }, businessRules);
+  const service = createService({ ...opts, ...jwtOptions(values), publicMetadata: values['protect-metadata'] !== true, webhooks, corsOrigins: corsOrigins(values) }, businessRules);
   let demoToken: string | undefined;
   if (seed === 'demo') {
     seedDemoIfEmpty(service.context);
@@ -149,6 +153,16 @@ function urlProtocol(text: string): string {
   } catch {
     return '';
   }
+}
+
+/** The origins of `--cors-origin` (repeatable), each checked to be an origin as browsers send it. */
+function corsOrigins(values: Record<string, unknown>): string[] {
+  const given = values['cors-origin'];
+  const origins = Array.isArray(given) ? given.map(String) : [];
+  for (const origin of origins) {
+    if (!isOrigin(origin)) throw new UsageError(`ecn-odata serve: --cors-origin '${origin}' is not an origin; write scheme, host and port only, e.g. https://app.example.com or http://localhost:3000.`);
+  }
+  return origins;
 }
 
 /** A whole number of milliseconds from a flag, or a UsageError. */

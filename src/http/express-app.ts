@@ -19,6 +19,7 @@ import { NotFoundError } from '../errors/odata-error.js';
 import { toErrorResponse } from '../errors/to-error-response.js';
 import type { ODataResponse } from '../core/request.js';
 import { compressionApplies, endNegotiated } from './compress.js';
+import { Cors } from './cors.js';
 import { hasBody, readBody } from './read-body.js';
 import { toODataRequest } from './to-odata-request.js';
 
@@ -90,12 +91,14 @@ export function createRequestListener(service: Service): RequestListener {
   const maxBody = service.model.service.maxBodyBytes;
   const { windowMs, max } = service.options.authRateLimit;
   const failures = new FailedAuthentications(windowMs, max);
+  const cors = new Cors(service.options.corsOrigins);
 
   const serve = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const header = req.headers['x-request-id'];
     const requestId = typeof header === 'string' && header.length <= 100 ? header : randomUUID();
     const started = process.hrtime.bigint();
     res.setHeader('x-request-id', requestId);
+    if (cors.handle(req, res)) return;
     // The client's key (an IPv6 address's /56 subnet) is only needed once a failure was counted.
     const client = (): string => ipKeyGenerator(req.socket.remoteAddress ?? '');
     const retryAfter = failures.anyRecent() ? await failures.retryAfter(client()) : undefined;

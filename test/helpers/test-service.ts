@@ -47,7 +47,7 @@ export interface TestService {
  * service's hook modules. Webhook delivery is off unless `webhooks` is given (then merged over the defaults).
  */
 export function startTestService(
-  opts: { metadataDir?: string; dbFile?: string; seed?: boolean; defaultCompany?: string; rules?: readonly EntityHooks[]; jwt?: JwtSettings; authRateLimit?: { windowMs: number; max: number }; webhooks?: Partial<WebhookOptions> } = {},
+  opts: { metadataDir?: string; dbFile?: string; seed?: boolean; defaultCompany?: string; rules?: readonly EntityHooks[]; jwt?: JwtSettings; authRateLimit?: { windowMs: number; max: number }; webhooks?: Partial<WebhookOptions>; corsOrigins?: readonly string[] } = {},
 ): TestService {
   const webhooks: WebhookOptions = { ...DEFAULT_WEBHOOKS, deliver: false, ...opts.webhooks };
   const service = createService(
@@ -59,6 +59,7 @@ export function startTestService(
       ...(opts.defaultCompany ? { defaultCompany: opts.defaultCompany } : {}),
       ...(opts.jwt ? { jwt: opts.jwt } : {}),
       ...(opts.authRateLimit ? { authRateLimit: opts.authRateLimit } : {}),
+      ...(opts.corsOrigins ? { corsOrigins: opts.corsOrigins } : {}),
     }),
     opts.rules ?? businessRules,
   );
