@@ -47,7 +47,7 @@ export interface TestService {
  * service's hook modules. Webhook delivery is off unless `webhooks` is given (then merged over the defaults).
  */
 export function startTestService(
-  opts: { metadataDir?: string; dbFile?: string; seed?: boolean; defaultCompany?: string; rules?: readonly EntityHooks[]; jwt?: JwtSettings; authRateLimit?: { windowMs: number; max: number }; webhooks?: Partial<WebhookOptions>; corsOrigins?: readonly string[] } = {},
+  opts: { metadataDir?: string; dbFile?: string; seed?: boolean; defaultCompany?: string; rules?: readonly EntityHooks[]; jwt?: JwtSettings; authRateLimit?: { windowMs: number; max: number }; webhooks?: Partial<WebhookOptions>; corsOrigins?: readonly string[]; publicMetadata?: boolean } = {},
 ): TestService {
   const webhooks: WebhookOptions = { ...DEFAULT_WEBHOOKS, deliver: false, ...opts.webhooks };
   const service = createService(
@@ -60,6 +60,7 @@ export function startTestService(
       ...(opts.jwt ? { jwt: opts.jwt } : {}),
       ...(opts.authRateLimit ? { authRateLimit: opts.authRateLimit } : {}),
       ...(opts.corsOrigins ? { corsOrigins: opts.corsOrigins } : {}),
+      ...(opts.publicMetadata === false ? { publicMetadata: false } : {}),
     }),
     opts.rules ?? businessRules,
   );
