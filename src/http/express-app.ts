@@ -1,7 +1,8 @@
 /**
  * The HTTP layer, the only code that knows the server library: it reads the body, builds the
- * ODataRequest, calls the core and writes the ODataResponse. Requests outside the service root get an
- * OData 404 too; failed authentications are limited per client address.
+ * ODataRequest, calls the core and writes the ODataResponse (compressed when asked: compress.ts).
+ * Paths outside the service root are the site's (site/site.ts: index, docs, health) or an OData 404;
+ * CORS and preflights are cors.ts's; failed authentications are limited per client address.
  *
  * The work is one node:http request listener that uses only node's request and response. The express
  * app is its public face (`createExpressApp(...).listen`, supertest) and routes everything to it; the
@@ -20,6 +21,7 @@ import { toErrorResponse } from '../errors/to-error-response.js';
 import type { ODataResponse } from '../core/request.js';
 import { compressionApplies, endNegotiated } from './compress.js';
 import { Cors } from './cors.js';
+import { Site } from '../site/site.js';
 import { hasBody, readBody } from './read-body.js';
 import { toODataRequest } from './to-odata-request.js';
 
@@ -92,6 +94,7 @@ export function createRequestListener(service: Service): RequestListener {
   const { windowMs, max } = service.options.authRateLimit;
   const failures = new FailedAuthentications(windowMs, max);
   const cors = new Cors(service.options.corsOrigins);
+  const site = new Site(service);
 
   const serve = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const header = req.headers['x-request-id'];
@@ -117,11 +120,14 @@ export function createRequestListener(service: Service): RequestListener {
       const q = url.indexOf('?');
       const path = q < 0 ? url : url.slice(0, q);
       if (path !== root && !path.startsWith(`${root}/`)) {
-        throw new NotFoundError(`No HTTP resource was found that matches the request URI '${url}'. The service root is ${root}/.`, 'BadRequest_NotFound');
+        const page = site.handle(req.method ?? 'GET', path);
+        if (page === undefined) throw new NotFoundError(`No HTTP resource was found that matches the request URI '${url}'. The service root is ${root}/.`, 'BadRequest_NotFound');
+        response = page;
+      } else {
+        const body = hasBody(req) ? await readBody(req, maxBody) : undefined;
+        const r = service.handle(toODataRequest(req, root, body, requestId));
+        response = r instanceof Promise ? await r : r;
       }
-      const body = hasBody(req) ? await readBody(req, maxBody) : undefined;
-      const r = service.handle(toODataRequest(req, root, body, requestId));
-      response = r instanceof Promise ? await r : r;
     } catch (e) {
       response = toErrorResponse(e, requestId, log);
     }

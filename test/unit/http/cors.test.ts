@@ -80,3 +80,44 @@ describe('with allowed origins', () => {
     expect(r.status).toBe(405);
   });
 });
+
+describe('Basic credentials a browser remembered', () => {
+  let t: TestService;
+  let app: Express;
+  let basic: string;
+  let action: string;
+  beforeAll(async () => {
+    t = startTestService({ corsOrigins: [APP] });
+    app = createExpressApp(t.service);
+    basic = `Basic ${Buffer.from(`ADMIN:${t.token('ADMIN')}`).toString('base64')}`;
+    const approved = (await t.call('GET', "/engChangeNotices?$filter=status eq 'Approved'&$top=1")).json.value[0];
+    action = `/api/v2.0/engChangeNotices(${approved.id})/Microsoft.NAV.createEngChangeOrder`;
+  });
+  afterAll(() => t.close());
+  const orders = async (): Promise<number> => Number((await t.call('GET', '/engChangeOrders/$count')).text);
+
+  test('a change sent with them from another site’s page is refused, and changes nothing', async () => {
+    const before = await orders();
+    for (const headers of [{ 'Sec-Fetch-Site': 'cross-site', Origin: 'https://evil.example' }, { Origin: 'https://evil.example' }, { 'Sec-Fetch-Site': 'cross-site' }, { 'Sec-Fetch-Site': 'same-site', Origin: 'null' }]) {
+      const r = await request(app).post(action).set('Authorization', basic).set(headers).expect(403);
+      expect(r.body.error.code).toBe('Authorization_OriginNotAllowed');
+      expect(r.body.error.message).toMatch(/Send the token as Authorization: Bearer/);
+    }
+    expect(await orders()).toBe(before);
+  });
+
+  test('the same change from the service’s own page, an allowed origin, Excel (no browser headers) or with Bearer goes through', async () => {
+    const before = await orders();
+    const host = (r: request.Test): request.Test => r.set('Host', 'ecn.example:8080');
+    await host(request(app).post(action).set('Authorization', basic).set({ 'Sec-Fetch-Site': 'same-origin', Origin: 'http://ecn.example:8080' })).expect(200);
+    await host(request(app).post(action).set('Authorization', basic).set({ Origin: 'http://ecn.example:8080' })).expect(200);
+    await request(app).post(action).set('Authorization', basic).set({ 'Sec-Fetch-Site': 'cross-site', Origin: APP }).expect(200);
+    await request(app).post(action).set('Authorization', basic).expect(200);
+    await request(app).post(action).set('Authorization', `Bearer ${t.token('ADMIN')}`).set({ 'Sec-Fetch-Site': 'cross-site', Origin: 'https://evil.example' }).expect(200);
+    expect(await orders()).toBe(before + 5);
+  });
+
+  test('reads with them are not affected (another site cannot read the answer)', async () => {
+    await request(app).get('/api/v2.0/engChangeNotices?$top=1').set('Authorization', basic).set({ 'Sec-Fetch-Site': 'cross-site', Origin: 'https://evil.example' }).expect(200);
+  });
+});

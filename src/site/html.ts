@@ -1,0 +1,23 @@
+/**
+ * What the service's HTML pages (index-page.ts, docs-page.ts) share: escaping and the response headers.
+ * The pages load nothing from another origin, and their Content-Security-Policy says so, so a page can
+ * run no script but the service's own files.
+ */
+import type { ODataResponse } from '../core/request.js';
+
+/** Text for HTML content and attribute values. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** Scripts only from the service; inline styles because Swagger UI's components set them. */
+const CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+
+/** A 200 with an HTML page. */
+export function htmlResponse(html: string): ODataResponse {
+  return {
+    status: 200,
+    headers: { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': CSP, 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer', 'Cache-Control': 'no-cache' },
+    body: html,
+  };
+}
