@@ -34,7 +34,7 @@ interface UrlForm {
 /** The URL forms of a type: unscoped first (the shorter one), then company-scoped. */
 function urlForms(model: EdmModel, type: EntityType): UrlForm[] {
   if (type.scope === 'global') return [{ prefix: '', parameters: [], idPrefix: '', label: '' }];
-  const scoped: UrlForm = { prefix: `/${model.company.entitySet}({companyId})`, parameters: [parameterRef('companyId')], idPrefix: 'company.', label: ' (company in the URL)' };
+  const scoped: UrlForm = { prefix: `/${model.company.entitySet}({companyId})`, parameters: [parameterRef('companyId')], idPrefix: 'company-', label: ' (company in the URL)' };
   if (!type.unscoped) return [scoped];
   return [{ prefix: '', parameters: [parameterRef('company')], idPrefix: '', label: ' (company from ?company=, or your default company)' }, scoped];
 }
@@ -66,7 +66,7 @@ function readOptions(type: EntityType, collection: boolean): JsonObject[] {
 /** An operation with the common parts. */
 function operation(type: EntityType, form: UrlForm, id: string, summary: string, rest: Record<string, Json>): JsonObject {
   const responses = { ...(rest['responses'] as JsonObject), ...ERRORS };
-  return { tags: [type.entitySet], operationId: `${form.idPrefix}${type.entitySet}.${id}`, summary: `${summary}${form.label}`, ...rest, responses };
+  return { tags: [type.entitySet], operationId: `${form.idPrefix}${type.entitySet}-${id}`, summary: `${summary}${form.label}`, ...rest, responses };
 }
 
 /** The collection, its $count, and POST where allowed. */
@@ -118,13 +118,13 @@ function entityOperations(type: EntityType, form: UrlForm, id: string, by: strin
 function navigationItem(type: EntityType, form: UrlForm, nav: NavigationProperty): Record<string, Json> {
   const target = schemaNames(nav.target);
   const item: Record<string, Json> = {
-    get: operation(type, form, `get.${nav.name}`, `Read the ${nav.name} of a ${type.name}`, {
+    get: operation(type, form, `get-${nav.name}`, `Read the ${nav.name} of a ${type.name}`, {
       parameters: readOptions(nav.target, nav.collection),
       responses: { '200': { description: nav.collection ? `A page of ${nav.name}` : `The ${nav.name}`, content: json(schemaRef(nav.collection ? target.collection : target.read)) } },
     }),
   };
   if (nav.collection && nav.containsTarget && nav.target.capabilities.insertable) {
-    item['post'] = operation(type, form, `create.${nav.name}`, `Create a ${nav.target.name} in a ${type.name}`, {
+    item['post'] = operation(type, form, `create-${nav.name}`, `Create a ${nav.target.name} in a ${type.name}`, {
       requestBody: { required: true, content: json(schemaRef(target.create)) },
       responses: { '201': { description: 'Created', headers: { Location: { $ref: '#/components/headers/Location' } }, content: json(schemaRef(target.read)) } },
     });
@@ -151,8 +151,8 @@ function actionItem(type: EntityType, form: UrlForm, action: BoundAction): Recor
 function mediaItem(type: EntityType, form: UrlForm, property: Property, contentType: string): Record<string, Json> {
   const content = { [contentType]: { schema: { type: 'string' } } };
   return {
-    get: operation(type, form, `get.${property.name}`, `Read the ${property.name} of a ${type.name}`, { responses: { '200': { description: property.description ?? property.name, content } } }),
-    put: operation(type, form, `put.${property.name}`, `Replace the ${property.name} of a ${type.name}`, {
+    get: operation(type, form, `get-${property.name}`, `Read the ${property.name} of a ${type.name}`, { responses: { '200': { description: property.description ?? property.name, content } } }),
+    put: operation(type, form, `put-${property.name}`, `Replace the ${property.name} of a ${type.name}`, {
       parameters: [parameterRef('ifMatch')],
       requestBody: { required: true, content },
       responses: { '204': { description: 'Replaced' } },
@@ -167,7 +167,7 @@ function entityPaths(type: EntityType, form: UrlForm, out: Record<string, JsonOb
   out[entity] = { parameters: keyParams, ...entityOperations(type, form, '', '') };
   for (const key of type.alternateKeys) {
     const path = `${form.prefix}/${type.entitySet}(${key.map((p) => `${p.name}=${keyTemplate(p)}`).join(',')})`;
-    out[path] = { parameters: [...form.parameters, ...key.map(keyParameter)], ...entityOperations(type, form, `.by.${key.map((p) => p.name).join('.')}`, ` by ${key.map((p) => p.name).join(' and ')}`) };
+    out[path] = { parameters: [...form.parameters, ...key.map(keyParameter)], ...entityOperations(type, form, `-by-${key.map((p) => p.name).join('-')}`, ` by ${key.map((p) => p.name).join(' and ')}`) };
   }
   for (const nav of type.navigations) if (nav.exposed) out[`${entity}/${nav.name}`] = { parameters: keyParams, ...navigationItem(type, form, nav) };
   for (const action of type.actions) out[`${entity}/${action.qualifiedName}`] = { parameters: keyParams, ...actionItem(type, form, action) };

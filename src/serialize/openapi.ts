@@ -64,9 +64,9 @@ function servicePaths(publicMetadata: boolean): Record<string, JsonObject> {
     get: { tags: ['service'], operationId, summary, ...security, responses: { '200': { description: summary, content }, '4XX': { $ref: '#/components/responses/error' } } },
   });
   return {
-    '/': get('service.document', 'The service document: the entity sets', { 'application/json': { schema: { type: 'object', properties: { '@odata.context': { type: 'string' }, value: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, kind: { type: 'string' }, url: { type: 'string' } } } } } } } }),
-    '/$metadata': get('service.metadata', 'The metadata document (CSDL XML; CSDL JSON with $format=json)', { 'application/xml': { schema: { type: 'string' } }, 'application/json': { schema: { type: 'object' } } }),
-    [OPENAPI_PATH]: get('service.openapi', 'This OpenAPI description', { 'application/json': { schema: { type: 'object' } } }),
+    '/': get('service-document', 'The service document: the entity sets', { 'application/json': { schema: { type: 'object', properties: { '@odata.context': { type: 'string' }, value: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, kind: { type: 'string' }, url: { type: 'string' } } } } } } } }),
+    '/$metadata': get('service-metadata', 'The metadata document (CSDL XML; CSDL JSON with $format=json)', { 'application/xml': { schema: { type: 'string' } }, 'application/json': { schema: { type: 'object' } } }),
+    [OPENAPI_PATH]: get('service-openapi', 'This OpenAPI description', { 'application/json': { schema: { type: 'object' } } }),
   };
 }
 
@@ -74,13 +74,13 @@ function servicePaths(publicMetadata: boolean): Record<string, JsonObject> {
 export function toOpenApi(model: EdmModel, options: OpenApiOptions): JsonObject {
   const parameters: Record<string, JsonObject> = commonParameters(model);
   for (const type of model.entityTypes) Object.assign(parameters, typeParameters(type));
-  const how = 'Bearer: an API token from `ecn-odata token` (or a JWT of the configured identity provider). Basic: your user id as user name and an API token as password.';
+  const how = 'Authorize with **bearerAuth**: an API token from `ecn-odata token` (or a JWT of the configured identity provider), or with **basicAuth**: your user id as user name and an API token as password.';
   return {
     openapi: '3.1.0',
     info: {
       title: model.app?.name ?? `${model.service.namespace} OData service`,
       version: model.app?.version ?? '1.0.0',
-      description: `An OData 4.0 service. Company-scoped sets are reached as /${model.company.entitySet}({companyId})/<set> or as /<set> (with ?company=, or your default company). ${how} The metadata document is at $metadata.`,
+      description: `An OData 4.0 service. Company-scoped sets are reached as \`/${model.company.entitySet}({companyId})/<set>\` or as \`/<set>\` (with \`?company=\`, or your default company). ${how} The metadata document is at \`$metadata\`.`,
     },
     servers: [{ url: model.service.serviceRoot, description: 'The service root' }],
     security: [{ bearerAuth: [] }, { basicAuth: [] }],
