@@ -6,7 +6,7 @@
  * Everything is derived from the model that $metadata is written from (csdl-facts.ts).
  */
 import type { EdmModel, EntityType, EnumType, Property } from '../edm/model.js';
-import { assertNever } from '../util/assert-never.js';
+import { propertySchema as bodyPropertySchema } from '../validation/body-schemas.js';
 
 /** A JSON value of the OpenAPI document. */
 export type Json = string | number | boolean | null | readonly Json[] | { readonly [member: string]: Json };
@@ -33,52 +33,14 @@ function orNull(schema: JsonObject): JsonObject {
   return { anyOf: [schema, { type: 'null' }] };
 }
 
-/** The schema of a property's value as the service writes it (OData JSON Format §7.1). */
+/**
+ * The schema of a property's value: the one request bodies are validated with
+ * (validation/body-schemas.ts), which also describes what reads write, with enum types by reference
+ * and the property's description.
+ */
 function propertySchema(property: Property): JsonObject {
   const type = property.type;
-  let schema: JsonObject;
-  if (type.kind === 'enum') {
-    schema = schemaRef(type.enumType.qualifiedName);
-  } else {
-    switch (type.name) {
-      case 'Edm.Guid':
-        schema = { type: 'string', format: 'uuid' };
-        break;
-      case 'Edm.String':
-        schema = { type: 'string', ...(property.maxLength === undefined ? {} : { maxLength: property.maxLength }) };
-        break;
-      case 'Edm.Boolean':
-        schema = { type: 'boolean' };
-        break;
-      case 'Edm.Int32':
-        schema = { type: 'integer', format: 'int32', minimum: -2147483648, maximum: 2147483647 };
-        break;
-      case 'Edm.Int64':
-        schema = { type: 'integer', format: 'int64' };
-        break;
-      case 'Edm.Decimal':
-        schema = { type: 'number', format: 'decimal', ...(property.scale === undefined ? {} : { 'x-scale': property.scale }), ...(property.precision === undefined ? {} : { 'x-precision': property.precision }) };
-        break;
-      case 'Edm.Double':
-        schema = { type: 'number', format: 'double' };
-        break;
-      case 'Edm.Date':
-        schema = { type: 'string', format: 'date' };
-        break;
-      case 'Edm.DateTimeOffset':
-        schema = { type: 'string', format: 'date-time' };
-        break;
-      case 'Edm.TimeOfDay':
-        // RFC 3339 `time` requires an offset, which a TimeOfDay never has.
-        schema = { type: 'string', pattern: '^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]+)?)?$' };
-        break;
-      case 'Edm.Stream':
-        schema = { type: 'string', contentMediaType: property.storage.kind === 'media' ? property.storage.contentType : 'application/octet-stream' };
-        break;
-      default:
-        return assertNever(type.name, 'primitive type');
-    }
-  }
+  const schema: JsonObject = type.kind === 'enum' ? schemaRef(type.enumType.qualifiedName) : (bodyPropertySchema({ ...property, nullable: false }) as JsonObject);
   const described = property.description === undefined ? schema : { ...schema, description: property.description };
   return property.nullable ? orNull(described) : described;
 }

@@ -11,7 +11,7 @@ import { createRequire } from 'node:module';
 import type { EdmModel } from '../edm/model.js';
 import type { ODataResponse } from '../core/request.js';
 import { OPENAPI_PATH } from '../serialize/openapi.js';
-import { escapeHtml, htmlResponse } from './html.js';
+import { htmlResponse, pageStart } from './html.js';
 
 /** Where the docs page is served. */
 export const DOCS_PATH = '/docs';
@@ -31,18 +31,7 @@ function swaggerUiDir(): string {
 
 /** The docs page's HTML. */
 function pageHtml(model: EdmModel): string {
-  const title = escapeHtml(`${model.app?.name ?? model.service.namespace} API`);
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title}</title>
-<link rel="icon" href="${DOCS_PATH}/favicon-32x32.png">
-<link rel="stylesheet" href="${DOCS_PATH}/swagger-ui.css">
-</head>
-<body>
-<div id="swagger-ui"></div>
+  return `${pageStart(`${model.app?.name ?? model.service.namespace} API`, `${DOCS_PATH}/favicon-32x32.png`, `<link rel="stylesheet" href="${DOCS_PATH}/swagger-ui.css">`)}<div id="swagger-ui"></div>
 <script src="${DOCS_PATH}/swagger-ui-bundle.js"></script>
 <script src="${DOCS_PATH}/docs.js"></script>
 </body>

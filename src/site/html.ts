@@ -5,6 +5,21 @@
  */
 import type { ODataResponse } from '../core/request.js';
 
+/** The start of a page up to `<body>`: `title` is text, `head` HTML (stylesheets). */
+export function pageStart(title: string, icon: string, head: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)}</title>
+<link rel="icon" href="${escapeHtml(icon)}">
+${head}
+</head>
+<body>
+`;
+}
+
 /** Text for HTML content and attribute values. */
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

@@ -6,7 +6,7 @@
 import type { EdmModel } from '../edm/model.js';
 import { OPENAPI_PATH } from '../serialize/openapi.js';
 import { DOCS_PATH } from './docs-page.js';
-import { escapeHtml } from './html.js';
+import { escapeHtml, pageStart } from './html.js';
 
 /** The HTML of the index page. */
 export function indexPage(model: EdmModel): string {
@@ -16,23 +16,15 @@ export function indexPage(model: EdmModel): string {
     .filter((t) => t.scope === 'global' || t.unscoped)
     .map((t) => link(`${root}/${t.entitySet}`, t.entitySet, t.description === undefined ? '' : `&mdash; ${escapeHtml(t.description)}`))
     .join('\n');
-  const title = escapeHtml(model.app?.name ?? `${model.service.namespace} OData service`);
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title}</title>
-<link rel="icon" href="${DOCS_PATH}/favicon-32x32.png">
-<style>
+  const name = model.app?.name ?? `${model.service.namespace} OData service`;
+  const title = escapeHtml(name);
+  const style = `<style>
 body { font: 15px/1.5 system-ui, sans-serif; max-width: 52rem; margin: 2rem auto; padding: 0 1rem; color: #222; }
 h1 { font-size: 1.6rem; } h2 { font-size: 1.15rem; margin-top: 1.8rem; }
 code { background: #f3f3f3; padding: 0 .25rem; border-radius: 3px; }
 li { margin: .2rem 0; }
-</style>
-</head>
-<body>
-<h1>${title}</h1>
+</style>`;
+  return `${pageStart(name, `${DOCS_PATH}/favicon-32x32.png`, style)}<h1>${title}</h1>
 <p>An OData 4.0 service. Service root: <code>${escapeHtml(root)}/</code></p>
 <h2>Service</h2>
 <ul>
