@@ -14,16 +14,17 @@ import { companyPrefix } from '../serialize/context-url.js';
 import { authorize, rowScopeCompanies } from '../auth/authorize.js';
 import { readRow, recordNotFound } from './resolve-path.js';
 import { dispatch } from './dispatch.js';
-import { metadataDocument, serviceDocument } from './operations/metadata.js';
+import { metadataDocument, openApiDocument, serviceDocument } from './operations/metadata.js';
+import { OPENAPI_PATH } from '../serialize/openapi.js';
 import type { ODataRequest, ODataResponse, Principal } from './request.js';
 import { resolveCompany } from './resolve-company.js';
 import type { ServiceContext } from './service-context.js';
 
 const NO_SPAN = { start: 0, end: 0 };
 
-/** The service document and $metadata, which may be served without a token. */
+/** The service document, $metadata and the OpenAPI description, which may be served without a token. */
 function isMetadataPath(path: string): boolean {
-  return path === '' || path === '/' || path === '/$metadata';
+  return path === '' || path === '/' || path === '/$metadata' || path === OPENAPI_PATH;
 }
 
 /** `<property> in (<guid>, ...)`: the condition the read restrictions AND to the client's $filter. */
@@ -115,6 +116,10 @@ function rateLimited(svc: ServiceContext, req: ODataRequest, wait: number): TooM
 
 function route(svc: ServiceContext, req: ODataRequest, principal: Principal | undefined): ODataResponse | Promise<ODataResponse> {
   const method = req.method === 'HEAD' ? 'GET' : req.method;
+  if (req.path === OPENAPI_PATH) {
+    if (method !== 'GET') throw new MethodNotAllowedError(`'${req.method}' requests for the OpenAPI description are not allowed; use GET.`, ['GET']);
+    return openApiDocument(svc);
+  }
   const path = svc.paths.parse(req.path);
   const parsed = parseQueryOptions(req.rawQuery, svc.parseLimits);
   const bound = bindPath(svc.model, path);

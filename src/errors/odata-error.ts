@@ -3,6 +3,7 @@
  * `to-error-response.ts` is the only place that turns a thrown value into an OData error body
  * (OData JSON Format §21, conventions.md §3).
  */
+import { wwwAuthenticate } from '../auth/challenges.js';
 
 /** One entry of `error.details` (OData JSON Format §21). */
 export interface ErrorDetail {
@@ -19,8 +20,8 @@ export class ODataError extends Error {
     message: string,
     readonly target?: string,
     readonly details?: readonly ErrorDetail[],
-    /** Extra response headers (e.g. `Allow` on 405, `WWW-Authenticate` on 401). */
-    readonly headers?: Readonly<Record<string, string>>,
+    /** Extra response headers (e.g. `Allow` on 405, `WWW-Authenticate` on 401: one value per line). */
+    readonly headers?: Readonly<Record<string, string | readonly string[]>>,
   ) {
     super(message);
     this.name = new.target.name;
@@ -149,12 +150,10 @@ export class TooManyRequestsError extends ODataError {
   }
 }
 
-/** 401 Authentication_InvalidCredentials, with `WWW-Authenticate: Bearer` (RFC 6750 §3). */
+/** 401 Authentication_InvalidCredentials, with a challenge per accepted scheme (RFC 6750 §3, RFC 7617 §2; auth/challenges.ts). */
 export class AuthenticationError extends ODataError {
-  constructor(message: string, invalidToken: boolean) {
-    super(401, 'Authentication_InvalidCredentials', message, undefined, undefined, {
-      'WWW-Authenticate': invalidToken ? 'Bearer realm="ecn-odata", error="invalid_token"' : 'Bearer realm="ecn-odata"',
-    });
+  constructor(message: string, challenges: readonly string[]) {
+    super(401, 'Authentication_InvalidCredentials', message, undefined, undefined, { 'WWW-Authenticate': challenges });
   }
 }
 
@@ -170,7 +169,7 @@ export class CompanyAccessDeniedError extends ODataError {
       'You do not have access to this company, or it does not exist. GET companies lists the companies you can use; ask an administrator for a grant in another one.',
       undefined,
       undefined,
-      { 'WWW-Authenticate': 'Bearer realm="ecn-odata"' },
+      { 'WWW-Authenticate': wwwAuthenticate() },
     );
   }
 }

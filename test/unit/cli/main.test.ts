@@ -27,6 +27,9 @@ test.each([
   [['serve', '--prot', '80'], /Unknown option '--prot'/],
   [['serve', '--port', 'abc'], /--port must be a whole number/],
   [['serve', '--seed', 'big'], /--seed takes 'demo'/],
+  [['serve', '--jwt-authorization-uri', 'https://login.example.com/authorize'], /--jwt-authorization-uri needs --jwt-issuer/],
+  [['serve', '--cors-origin', 'https://app.example.com/'], /--cors-origin 'https:\/\/app.example.com\/' is not an origin/],
+  [['serve', '--jwt-issuer', 'https://i', '--jwt-audience', 'a', '--jwt-jwks-url', 'https://i/keys', '--jwt-authorization-uri', 'login'], /--jwt-authorization-uri 'login' is not an http or https URL/],
   [['seed', '--dataset', 'x'], /--dataset takes 'demo'/],
   [['frobnicate'], /unknown command 'frobnicate'/],
 ])('%j is a one-line usage error with exit code 2', (args, message) => {

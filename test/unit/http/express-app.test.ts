@@ -2,6 +2,9 @@
  * The HTTP layer over a real socket-less express app (supertest): headers, HEAD, paths outside the
  * service root, body size limit, request ids.
  */
+import http from 'node:http';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { createExpressApp } from '../../../src/http/express-app.js';
 import { startTestService, type TestService } from '../../helpers/test-service.js';
@@ -98,4 +101,26 @@ test('a request read from a socket is marked as one that may join the turn\'s re
     (t.service as { handle: typeof handle }).handle = handle;
   }
   expect(seen).toEqual([true]);
+});
+
+test('a 401 sends one WWW-Authenticate line per scheme, and failed Basic credentials count towards the limit', async () => {
+  const limited = startTestService({ authRateLimit: { windowMs: 60_000, max: 2 } });
+  try {
+    const a = createExpressApp(limited.service);
+    const wrong = `Basic ${Buffer.from(`KLEE:${limited.token('ADMIN')}`).toString('base64')}`;
+    const server = a.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const raw = await new Promise<http.IncomingMessage>((resolve) => {
+      http.get({ port: (server.address() as AddressInfo).port, host: '127.0.0.1', path: '/api/v2.0/companies', headers: { Authorization: wrong } }, (res) => resolve(res.resume()));
+    });
+    server.close();
+    expect(raw.statusCode).toBe(401);
+    const lines: string[] = [];
+    for (let i = 0; i < raw.rawHeaders.length; i += 2) if (raw.rawHeaders[i]?.toLowerCase() === 'www-authenticate') lines.push(raw.rawHeaders[i + 1] ?? '');
+    expect(lines).toEqual(['Bearer realm="ecn-odata", error="invalid_token"', 'Basic realm="ecn-odata", charset="UTF-8"']);
+    await request(a).get('/api/v2.0/companies').set('Authorization', wrong).expect(401);
+    await request(a).get('/api/v2.0/companies').set('Authorization', wrong).expect(429);
+  } finally {
+    limited.close();
+  }
 });
