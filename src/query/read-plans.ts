@@ -42,7 +42,7 @@ export interface ReadPlan {
 
 /** How to plan. */
 export interface ReadPlanOptions {
-  /** Compile the statements cancellable, for a read thread (sql/compile.ts); such plans are not cached. */
+  /** Compile the statements cancellable, for a read thread (sql/compile.ts); cached apart from the others. */
   readonly cancellable?: boolean;
 }
 
@@ -178,7 +178,8 @@ export function planReadRequest(ctx: OperationContext, kind: ReadKind, type: Ent
     if (kind === 'count' || query.count) statements.push(countStatement(ctx.svc.model, type, company, conds, query.read.where, compileOptions));
     return { value, statements };
   };
-  const key = options.cancellable === true ? undefined : shapeKey(ctx, kind, type, conditions, format);
+  const shape = shapeKey(ctx, kind, type, conditions, format);
+  const key = shape === undefined ? undefined : options.cancellable === true ? `${shape}\ncancellable` : shape;
   const planned = key === undefined ? build(values) : cacheOf(ctx).get(key, values, build);
   const { query, json, pageText, cost } = planned.value;
   const queue = [...planned.statements];
