@@ -103,7 +103,6 @@ function buildEntityShell(document: MetadataDocument<EntityFile>, namespace: str
     entitySet: doc.entitySet,
     table: doc.entitySet,
     scope: doc.scope,
-    unscoped: doc.unscoped ?? true,
     key: checked(propertyByName.get(doc.key), `key ${doc.name}.${doc.key}`),
     properties,
     propertyByName,

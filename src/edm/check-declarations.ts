@@ -245,14 +245,6 @@ function checkEntitySets(index: MetadataIndex, report: Report): void {
       });
     }
     setOwner.set(doc.entitySet, doc.name);
-    if (doc.scope === 'global' && doc.unscoped === false) {
-      report({
-        file,
-        pointer: '/unscoped',
-        message: 'A global type is only addressable unscoped.',
-        fix: 'remove "unscoped", or make the type company-scoped.',
-      });
-    }
     // The company type gets one containment navigation per company-scoped set, named after the set.
     if (doc.scope === 'company' && companyMembers.includes(doc.entitySet)) {
       report({

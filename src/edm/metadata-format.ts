@@ -95,7 +95,6 @@ export interface EntityFile {
   readonly entitySet: string;
   readonly description?: string;
   readonly scope: 'company' | 'global';
-  readonly unscoped?: boolean;
   readonly permissions?: PermissionSets;
   readonly capabilities?: { readonly insertable?: boolean; readonly updatable?: boolean; readonly deletable?: boolean };
   readonly key: string;

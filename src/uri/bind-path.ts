@@ -33,12 +33,6 @@ export function bindPath(model: EdmModel, path: ResourcePath): BoundPath {
   } else {
     const type = model.entityTypeBySet.get(first.name);
     if (type === undefined) throw notFound(first);
-    if (type.scope === 'company' && !type.unscoped) {
-      throw new NotFoundError(
-        `The entity set '${type.entitySet}' is only available company-scoped: use companies({companyId})/${type.entitySet}, ` +
-          `or reach the records through their parent.`,
-      );
-    }
     company = type.scope === 'company' ? { kind: 'unscoped' } : { kind: 'none' };
   }
 

@@ -82,8 +82,6 @@ describe('the repository model', () => {
   test('has entity-level settings and bound actions', () => {
     const lines = type('engChangeNoticeBOMLine');
     expect(lines.capabilities).toEqual({ insertable: false, updatable: true, deletable: false });
-    expect(lines.unscoped).toBe(false);
-    expect(ecn.unscoped).toBe(true);
     expect(ecn.permissions).toEqual({ read: 'ECN-READ', write: 'ECN-WRITE' });
     expect(task.permissions).toEqual({ read: 'TASK-READ', write: 'TASK-WRITE' });
     expect(type('contact').permissions).toBeUndefined();
