@@ -5,7 +5,7 @@
  * types. Pure; unknown names are 400 BadRequest_NotFound, type errors 400 BadRequest_InvalidRequestUrl.
  */
 import type { EdmModel, EntityType, NavigationProperty } from '../edm/model.js';
-import { literalToStored, normaliseDateTimeOffset } from '../edm/values.js';
+import { impossibleDate, isCalendarDate, literalToStored, normaliseDateTimeOffset } from '../edm/values.js';
 import { NotImplementedError, UriSemanticError } from '../errors/odata-error.js';
 import type { Expr, Literal, MemberSegment } from '../uri/ast.js';
 import { assertNever } from '../util/assert-never.js';
@@ -53,8 +53,10 @@ export function bindLiteral(lit: Literal, scope: BindScope): BoundExpr {
     case 'guid':
       return { kind: 'literal', type: prim('Edm.Guid'), value: lit.value.toLowerCase() };
     case 'date':
+      if (!isCalendarDate(lit.value)) throw typeError(scope, impossibleDate(lit.value));
       return { kind: 'literal', type: prim('Edm.Date'), value: lit.value };
     case 'dateTimeOffset':
+      if (!isCalendarDate(lit.value)) throw typeError(scope, impossibleDate(lit.value));
       return { kind: 'literal', type: prim('Edm.DateTimeOffset'), value: normaliseDateTimeOffset(lit.value) };
     case 'timeOfDay':
       return { kind: 'literal', type: prim('Edm.TimeOfDay'), value: lit.value };

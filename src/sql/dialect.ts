@@ -29,6 +29,8 @@ export interface Dialect {
   readonly functions: Readonly<Record<DialectFunction, (args: readonly SqlExpr[]) => SqlExpr>>;
   /** `instr`-style containment, for a non-literal pattern: true when `needle` occurs in `haystack`. */
   containsExpr(haystack: SqlExpr, needle: SqlExpr): SqlExpr;
+  /** The remainder of a division with the sign of the dividend, for Decimal and Double operands (OData `mod`). */
+  remainder(left: SqlExpr, right: SqlExpr): SqlExpr;
   /** Exact division of two numbers (`divby`). */
   exactDivide(left: SqlExpr, right: SqlExpr): SqlExpr;
   /** A JSON object of named values; `json` marks values that are JSON text to embed, not strings. */

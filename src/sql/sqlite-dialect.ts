@@ -102,6 +102,8 @@ export const sqliteDialect: Dialect = {
   isNotTrue: (e) => ({ kind: 'binary', operator: 'IS NOT', left: e, right: { kind: 'constant', value: 1 } }),
   functions,
   containsExpr: (haystack, needle) => ({ kind: 'binary', operator: '>', left: call('instr', haystack, needle), right: { kind: 'constant', value: 0 } }),
+  // mod() is SQLite's fmod (built with SQLITE_ENABLE_MATH_FUNCTIONS, as better-sqlite3 is); NULL for a zero divisor, like %.
+  remainder: (left, right) => call('mod', left, right),
   exactDivide: (left, right) => ({ kind: 'binary', operator: '/', left: { kind: 'cast', operand: left, type: 'REAL' }, right }),
   // JSON subtypes do not survive a subquery boundary in SQLite, so embedded JSON text is re-marked with json().
   jsonObject: (members) => call('json_object', ...members.flatMap((m) => [name(m.key), m.json ? call('json', m.value) : m.value])),
