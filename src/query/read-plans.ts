@@ -121,7 +121,7 @@ function planOptions(ctx: OperationContext, type: EntityType, format: JsonFormat
   const input = { model: ctx.svc.model, type, options: ctx.options, aliases: ctx.options.aliases, now, depth: 0 };
   const metadata = sqlJsonMetadata(format);
   if (metadata !== undefined) {
-    const json: SqlJsonOptions = { metadata, links: ctx.links };
+    const json: SqlJsonOptions = { metadata, links: ctx.links, ieee754Compatible: format.ieee754Compatible };
     const query = planQuery({ ...input, json });
     if (sqlJsonSupported(type, query.read.select, query.expand, metadata)) return { query, json };
   }

@@ -45,9 +45,10 @@ export interface Dialect {
   jsonBoolean(e: SqlExpr): SqlExpr;
   /**
    * A stored Edm.Decimal/Edm.Double as a JSON member value spelled as JavaScript's JSON.stringify
-   * spells the number (the JSON writer of serialize/entity-json.ts); `double` writes non-finite values as strings.
+   * spells the number (the JSON writer of serialize/entity-json.ts); `double` writes non-finite values as
+   * strings; `asString` gives the same digits as text, a JSON string (IEEE754Compatible=true, JSON Format §3.2).
    */
-  jsonNumber(e: SqlExpr, double: boolean): SqlExpr;
+  jsonNumber(e: SqlExpr, double: boolean, asString?: boolean): SqlExpr;
   /**
    * A unique order of a table's rows that its indexes already hold (SQLite: the rowid), to break ties
    * where nobody pages through the rows (inside $expand): it spares a sort by the key per parent row.

@@ -58,20 +58,22 @@ const abs = (e: SqlExpr): SqlExpr => call('abs', e);
  * double, so SQLite's digits are then JavaScript's shortest ones. SQLite writes 17 digits for many
  * doubles that 15 represent (181004266.441296 as 181004266.44129601), so `printf('%.15g')` reading
  * back equal is not the test. Everything else goes through the odata_json_number function
- * registered by db/database.ts.
+ * registered by db/database.ts. As a string (`asString`), the same digits are TEXT: String(x) and
+ * JSON.stringify(x) spell a finite number alike.
  */
-function jsonNumber(e: SqlExpr, double: boolean): SqlExpr {
-  const fallback = call('json', call('odata_json_number', e, c(double ? 1 : 0)));
+function jsonNumber(e: SqlExpr, double: boolean, asString = false): SqlExpr {
+  const fallback = asString ? call('odata_json_number', e, c(2)) : call('json', call('odata_json_number', e, c(double ? 1 : 0)));
   // The CASE below reads e up to five times: fine for a column, not for a computed subquery.
   if (e.kind !== 'column') return fallback;
+  const text = (x: SqlExpr): SqlExpr => (asString ? { kind: 'cast', operand: x, type: 'TEXT' } : x);
   return {
     kind: 'case',
     whens: [
       { when: isNull(e), then: c(null) },
-      { when: bin('AND', bin('=', e, int(e)), bin('<', abs(e), c(1e15))), then: int(e) },
+      { when: bin('AND', bin('=', e, int(e)), bin('<', abs(e), c(1e15))), then: text(int(e)) },
       {
         when: bin('AND', bin('AND', bin('>=', abs(e), c(0.0001)), bin('<', abs(e), c(1e15))), bin('<=', call('length', { kind: 'cast', operand: e, type: 'TEXT' }), c(16))),
-        then: e,
+        then: text(e),
       },
     ],
     otherwise: fallback,
