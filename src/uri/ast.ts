@@ -149,6 +149,54 @@ export type MemberRoot =
   | { readonly kind: 'alias'; readonly name: string }; /** a parameter alias used as a path root, e.g. `@m/FirstName` */
 
 // ---------------------------------------------------------------------------------------------
+// $apply (OData Data Aggregation Extension 4.0 §3; ABNF `applyExpr` of odata-aggregation-abnf)
+
+/** A member path expression (names, casts, keys... as the expression parser reads them). */
+export type MemberExpr = Extract<Expr, { kind: 'member' }>;
+
+/** The standard aggregation methods (Data Aggregation §3.1.3). */
+export type StandardAggregation = 'sum' | 'min' | 'max' | 'average' | 'countdistinct';
+
+/** The method after `with`: a standard one, or a namespace-qualified custom aggregation method. */
+export type AggregateMethod =
+  | { readonly kind: 'standard'; readonly name: StandardAggregation }
+  | { readonly kind: 'custom'; readonly name: string };
+
+/** A `from` clause of an aggregate expression (ABNF `aggregateFrom` / `customFrom`). */
+export interface AggregateFrom {
+  readonly groupBy: readonly MemberExpr[];
+  readonly method?: AggregateMethod;
+  readonly span: Span;
+}
+
+/** One aggregate expression (ABNF `aggregateExpr`). */
+export type AggregateItem =
+  /** `$count as n`, or `path/$count as n` (ABNF `aggregateCount`): `path` is empty for `$count`. */
+  | { readonly kind: 'count'; readonly path: readonly MemberSegment[]; readonly from: readonly AggregateFrom[]; readonly alias: string; readonly span: Span }
+  /** `expr with method as alias` (ABNF `aggregatableExpW`, `nonprimAggWith`). */
+  | { readonly kind: 'method'; readonly expr: Expr; readonly method: AggregateMethod; readonly from: readonly AggregateFrom[]; readonly alias: string; readonly span: Span }
+  /** A custom aggregate reached by a path (ABNF `aggregateCustom`), alias optional. */
+  | { readonly kind: 'custom'; readonly path: MemberExpr; readonly from: readonly AggregateFrom[]; readonly alias?: string; readonly span: Span };
+
+/** One element of a `groupby` list (ABNF `groupbyElement`). */
+export type GroupingItem =
+  | { readonly kind: 'path'; readonly path: MemberExpr; readonly span: Span }
+  /** `rollup(...)` or `rolluprecursive(...)`, kept by name only. */
+  | { readonly kind: 'unsupported'; readonly name: string; readonly span: Span };
+
+/** One transformation of an `applyExpr`. */
+export type ApplyTransformation =
+  | { readonly kind: 'aggregate'; readonly items: readonly AggregateItem[]; readonly span: Span }
+  /** `groupby((p1,...)[, applyExpr])`: `then` is the transformation sequence applied to each group. */
+  | { readonly kind: 'groupby'; readonly groupBy: readonly GroupingItem[]; readonly then?: readonly ApplyTransformation[]; readonly span: Span }
+  | { readonly kind: 'filter'; readonly predicate: Expr; readonly span: Span }
+  /**
+   * A transformation of the grammar kept by name only (`compute`, `orderby`, `top`, `concat`, `join`,
+   * `nest`, `identity`, hierarchy transformations, a namespace-qualified custom function, ...).
+   */
+  | { readonly kind: 'unsupported'; readonly name: string; readonly span: Span };
+
+// ---------------------------------------------------------------------------------------------
 // Query options (ABNF `queryOptions`)
 
 /** `$orderby` item. */
@@ -216,7 +264,8 @@ export interface QueryOptions extends NestedQueryOptions {
   readonly skiptoken?: string;
   readonly format?: string;
   readonly deltatoken?: string;
-  readonly apply?: string;
+  /** `$apply`: the transformations in order (Data Aggregation §3). */
+  readonly apply?: readonly ApplyTransformation[];
   readonly index?: number;
   readonly schemaversion?: string;
   /** `$id` of `$entity?$id=...` (URL Conventions §4.3.4), decoded. */
