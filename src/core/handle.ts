@@ -15,6 +15,7 @@ import { companyPrefix } from '../serialize/context-url.js';
 import { authorize, rowScopeCompanies } from '../auth/authorize.js';
 import { readRow, recordNotFound } from './resolve-path.js';
 import { dispatch } from './dispatch.js';
+import { checkQueryOptions } from './check-query-options.js';
 import { metadataDocument, serviceDocument } from './operations/metadata.js';
 import type { ODataRequest, ODataResponse, Principal } from './request.js';
 import { findCompany, resolveCompany } from './resolve-company.js';
@@ -41,7 +42,12 @@ function guidIn(property: string, ids: readonly string[]): Expr {
   };
 }
 
+/**
+ * Restricts the rows a request reads: AND-ed to `$filter`, or, with `$apply`, a first `filter`
+ * transformation, since `$filter` then applies to aggregated instances (Data Aggregation §3).
+ */
 function andFilter(options: QueryOptions, condition: Expr): QueryOptions {
+  if (options.apply !== undefined) return { ...options, apply: [{ kind: 'filter', predicate: condition, span: NO_SPAN }, ...options.apply] };
   const filter: Expr = options.filter === undefined ? condition : { kind: 'binary', operator: 'and', left: condition, right: options.filter, span: NO_SPAN };
   return { ...options, filter };
 }
@@ -93,6 +99,7 @@ function route(svc: ServiceContext, req: ODataRequest, principal: Principal | un
   const path = pathTemplates.parse(req.path);
   const parsed = parseQueryOptions(req.rawQuery);
   const bound = bindPath(svc.model, path);
+  checkQueryOptions(parsed, bound, method);
   if (bound.kind === 'serviceDocument' || bound.kind === 'metadata') {
     if (method !== 'GET') throw new MethodNotAllowedError(`'${req.method}' requests for the ${bound.kind === 'metadata' ? 'metadata document' : 'service document'} are not allowed; use GET.`, ['GET']);
     return bound.kind === 'metadata' ? metadataDocument(svc, req, parsed.format) : serviceDocument(svc, req, parsed.format);

@@ -65,6 +65,8 @@ export function planExpression(e: BoundExpr, scope: QueryScope, ctx: ExprPlanCon
       const owner = e.navigations.length === 0 ? rowScope.type : (e.navigations[e.navigations.length - 1]?.target ?? rowScope.type);
       return s.kind === 'computed' ? computedExpr(owner, alias, s.computed, scope.aliases) : col(alias, e.property.name);
     }
+    case 'result':
+      return col(scope.alias, e.column);
     case 'compare': {
       if (e.operator === 'eq' || e.operator === 'ne') return d.nullSafeEquals(plan(e.left), plan(e.right), e.operator === 'ne');
       let left = plan(e.left);

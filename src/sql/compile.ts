@@ -103,6 +103,10 @@ function writeSelect(w: SqlWriter, s: SelectNode): void {
     w.write(' WHERE ');
     writeExpr(w, s.where);
   }
+  if (s.groupBy !== undefined && s.groupBy.length > 0) {
+    w.write(' GROUP BY ');
+    w.list(s.groupBy, (g) => writeExpr(w, g));
+  }
   if (s.orderBy.length > 0) {
     w.write(' ORDER BY ');
     w.list(s.orderBy, (o) => {
@@ -193,6 +197,17 @@ function writeExpr(w: SqlWriter, e: SqlExpr): void {
     case 'call':
       w.write(`${e.name}(`);
       w.list(e.args, (a) => writeExpr(w, a));
+      w.write(')');
+      return;
+    case 'aggregate':
+      w.write(`${e.fn}(`);
+      if (e.arg === undefined) {
+        if (e.distinct) throw new Error('a DISTINCT aggregate needs an argument');
+        w.write('*');
+      } else {
+        if (e.distinct) w.write('DISTINCT ');
+        writeExpr(w, e.arg);
+      }
       w.write(')');
       return;
     case 'case':

@@ -47,6 +47,8 @@ export type SqlExpr =
   | { readonly kind: 'inList'; readonly operand: SqlExpr; readonly items: readonly SqlExpr[]; readonly negated: boolean }
   /** A function call; `name` comes from the dialect's function table, never from input. */
   | { readonly kind: 'call'; readonly name: string; readonly args: readonly SqlExpr[] }
+  /** An aggregate of a GROUP BY group: `count(*)` without `arg`, `count(DISTINCT x)` with `distinct`. */
+  | { readonly kind: 'aggregate'; readonly fn: 'count' | 'sum' | 'avg' | 'min' | 'max'; readonly arg?: SqlExpr; readonly distinct: boolean }
   | {
       readonly kind: 'case';
       /** `CASE base WHEN v THEN ...`: base is evaluated once and compared with each `when`. */
@@ -91,6 +93,8 @@ export interface SelectNode {
   readonly from: FromItem;
   readonly joins: readonly JoinNode[];
   readonly where?: SqlExpr;
+  /** GROUP BY expressions (aggregated reads, Data Aggregation `groupby`). */
+  readonly groupBy?: readonly SqlExpr[];
   readonly orderBy: readonly OrderItem[];
   readonly limit?: SqlExpr;
   readonly offset?: SqlExpr;

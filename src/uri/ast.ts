@@ -255,6 +255,8 @@ export interface NestedQueryOptions {
   readonly levels?: number | 'max';
   readonly search?: string;
   readonly compute?: string;
+  /** `$apply`: the transformations in order (Data Aggregation §3; also allowed inside `$expand`, ABNF `expandOption`). */
+  readonly apply?: readonly ApplyTransformation[];
   /** `@name=value` parameter aliases defined inside the parentheses, e.g. `$expand=X(@m=$this;...)`. */
   readonly aliases?: ReadonlyMap<string, Expr>;
 }
@@ -264,8 +266,6 @@ export interface QueryOptions extends NestedQueryOptions {
   readonly skiptoken?: string;
   readonly format?: string;
   readonly deltatoken?: string;
-  /** `$apply`: the transformations in order (Data Aggregation §3). */
-  readonly apply?: readonly ApplyTransformation[];
   readonly index?: number;
   readonly schemaversion?: string;
   /** `$id` of `$entity?$id=...` (URL Conventions §4.3.4), decoded. */

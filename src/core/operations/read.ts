@@ -18,6 +18,8 @@ import type { ODataResponse } from '../request.js';
 import { collectionArrayTextResponse, collectionResponse, collectionTextResponse, entityResponse, entityTextResponse, jsonResponse, noContent } from '../responses.js';
 import { recordNotFound, resolvePath } from '../resolve-path.js';
 import { SORT_PREFIX } from '../../query/plan-page.js';
+import { aggregates } from '../../query/plan-apply.js';
+import { countAggregated, readAggregated } from './read-aggregated.js';
 
 /** The shapes the serializer needs for expanded navigations. */
 export function expandShapes(plans: readonly ExpandPlan[]): ExpandShape[] {
@@ -47,6 +49,7 @@ export function contextSelect(q: PlannedQuery): string[] | undefined {
 
 /** GET of a collection (entity set or collection-valued navigation), one server-driven page. */
 export function readCollection(ctx: OperationContext): ODataResponse {
+  if (aggregates(ctx.options)) return readAggregated(ctx);
   const format = negotiateJson(ctx.options.format, ctx.req.headers['accept']);
   const resolved = resolvePath(ctx.svc, ctx.path.steps, ctx.company?.id);
   const type = resolved.step.type;
@@ -90,6 +93,7 @@ export function readCollection(ctx: OperationContext): ODataResponse {
 
 /** GET `.../$count`: the number of entities as text/plain (URL Conventions §4.8); $filter applies. */
 export function readCount(ctx: OperationContext): ODataResponse {
+  if (aggregates(ctx.options)) return countAggregated(ctx);
   const resolved = resolvePath(ctx.svc, ctx.path.steps, ctx.company?.id);
   const { plan } = planReadRequest(ctx, 'count', resolved.step.type, resolved.conditions, { metadata: 'minimal', ieee754Compatible: false });
   const n = resolved.reachable && plan.count !== undefined ? Number(ctx.svc.db.get(plan.count)?.['n'] ?? 0) : 0;

@@ -1,0 +1,106 @@
+/**
+ * The statements of an aggregated read (`$apply` with groupby/aggregate): the page of result
+ * instances and their count, cached by request shape like every read (plan-cache.ts), and
+ * server-driven paging over them (conventions §4): the sort ends with the grouping columns, which
+ * identify an instance, so the `$skiptoken` of the next link holds the last row's sort and grouping
+ * values and the next page starts strictly after it.
+ */
+import type { EntityType } from '../edm/model.js';
+import type { JsonFormat } from '../core/format.js';
+import type { OperationContext } from '../core/operation-context.js';
+import { compile, type CompiledQuery } from '../sql/compile.js';
+import { sqliteDialect } from '../sql/sqlite-dialect.js';
+import { and, col, select } from '../sql/build.js';
+import type { SelectColumn, SqlValue } from '../sql/nodes.js';
+import type { StoredValue } from '../edm/values.js';
+import { PlanCache, type PlannedShape } from './plan-cache.js';
+import { nextLinkUrl, pageSizeOf, SORT_PREFIX, strictlyAfter } from './plan-page.js';
+import { planAggregation, RESULT_ALIAS, type PlannedAggregation } from './plan-apply.js';
+import type { PathCondition } from './plan-read.js';
+import { exprContext } from './plan-query.js';
+import { shapeKey } from './read-plans.js';
+import { decodeSkiptoken, encodeSkiptoken, type TokenValue } from './skiptoken.js';
+
+/** What an aggregated read runs. */
+export interface AggregatedReadPlan {
+  readonly aggregation: PlannedAggregation;
+  /** The page (collections), or undefined for `/$count`. */
+  readonly rows?: CompiledQuery;
+  /** `count(*)` of the result instances, for `$count=true` and `/$count`. */
+  readonly count?: CompiledQuery;
+  readonly page?: AggregatedPage;
+}
+
+/** Paging of an aggregated collection. */
+export interface AggregatedPage {
+  /** The most rows a page holds; the read fetches one more when a next page is possible. */
+  readonly size: number;
+  readonly preferenceApplied?: string;
+  /** The next link after a full page whose last row is `last` (a row read by `rows`), when rows follow it. */
+  next(last: Record<string, unknown>): string | undefined;
+}
+
+const caches = new WeakMap<object, PlanCache<PlannedAggregation>>();
+
+function cacheOf(ctx: OperationContext): PlanCache<PlannedAggregation> {
+  let cache = caches.get(ctx.svc);
+  if (cache === undefined) caches.set(ctx.svc, (cache = new PlanCache<PlannedAggregation>()));
+  return cache;
+}
+
+/** The plan of an aggregated read of `type` restricted by `conditions`: its page, or only its count. */
+export function planAggregatedRequest(ctx: OperationContext, kind: 'collection' | 'count', type: EntityType, conditions: readonly PathCondition[], format: JsonFormat): AggregatedReadPlan {
+  const companyId = ctx.company?.id;
+  const options = ctx.options;
+  const { size, preferenceApplied } = pageSizeOf(ctx);
+  const top = options.top;
+  const final = top !== undefined && top <= size;
+  const values: SqlValue[] = [new Date().toISOString(), companyId ?? null, ...conditions.map((c) => c.value)];
+  let token: TokenValue[] | undefined;
+  const build = (v: readonly SqlValue[]): PlannedShape<PlannedAggregation> => {
+    const aggregation = planAggregation({ model: ctx.svc.model, type, options, ctx: exprContext(v[0] as string) });
+    const company = companyId === undefined ? undefined : (v[1] as string);
+    const conds = conditions.map((c, i) => ({ property: c.property, value: v[i + 2] as StoredValue }));
+    const { from, where, orderBy } = aggregation.build(company, conds);
+    const source = { kind: 'derived' as const, query: from, alias: RESULT_ALIAS };
+    const statements: CompiledQuery[] = [];
+    if (kind === 'collection') {
+      if (options.skiptoken !== undefined) token = decodeSkiptoken(options.skiptoken, aggregation.sortCount + aggregation.keys.length, true);
+      const columns: SelectColumn[] = [
+        ...aggregation.columns.map((c) => ({ expr: col(RESULT_ALIAS, c.column), alias: c.column })),
+        ...orderBy.slice(0, aggregation.sortCount).map((o, i) => ({ expr: o.expr, alias: `${SORT_PREFIX}${i}` })),
+      ];
+      const rows = select({
+        columns,
+        from: source,
+        where: and(where, token === undefined ? undefined : strictlyAfter(orderBy, token)),
+        orderBy,
+        limit: { kind: 'param', value: final ? (top as number) : size + 1 },
+        offset: token === undefined && options.skip !== undefined && options.skip > 0 ? { kind: 'param', value: options.skip } : undefined,
+      });
+      statements.push(compile(rows, sqliteDialect));
+    }
+    if (kind === 'count' || options.count === true) {
+      statements.push(compile(select({ columns: [{ expr: { kind: 'aggregate', fn: 'count', distinct: false }, alias: 'n' }], from: source, where }), sqliteDialect));
+    }
+    return { value: aggregation, statements };
+  };
+  const key = shapeKey(ctx, `aggregated ${kind}`, type, conditions, format);
+  const planned = key === undefined ? build(values) : cacheOf(ctx).get(key, values, build);
+  const aggregation = planned.value;
+  if (kind === 'count') return { aggregation, count: planned.statements[0] };
+  const [rows, count] = planned.statements;
+  const page: AggregatedPage = {
+    size,
+    preferenceApplied,
+    next(last) {
+      const remaining = top === undefined ? undefined : top - size;
+      if (aggregation.keys.length === 0 || (remaining !== undefined && remaining <= 0)) return undefined;
+      const tokenValues: TokenValue[] = [];
+      for (let i = 0; i < aggregation.sortCount; i++) tokenValues.push((last[`${SORT_PREFIX}${i}`] ?? null) as TokenValue);
+      for (const k of aggregation.keys) tokenValues.push((last[k.column] ?? null) as TokenValue);
+      return nextLinkUrl(ctx, encodeSkiptoken(tokenValues), remaining);
+    },
+  };
+  return { aggregation, rows, count, page };
+}
