@@ -10,12 +10,11 @@ import type { JsonFormat } from '../core/format.js';
 import type { OperationContext } from '../core/operation-context.js';
 import { compile, type CompiledQuery } from '../sql/compile.js';
 import { sqliteDialect } from '../sql/sqlite-dialect.js';
-import { and, col, select } from '../sql/build.js';
-import type { SelectColumn, SqlValue } from '../sql/nodes.js';
+import type { SqlValue } from '../sql/nodes.js';
 import type { StoredValue } from '../edm/values.js';
 import { PlanCache, type PlannedShape } from './plan-cache.js';
-import { nextLinkUrl, pageSizeOf, SORT_PREFIX, strictlyAfter } from './plan-page.js';
-import { planAggregation, RESULT_ALIAS, type PlannedAggregation } from './plan-apply.js';
+import { nextLinkUrl, pageSizeOf, SORT_PREFIX } from './plan-page.js';
+import { aggregatedSelects, planAggregation, type PlannedAggregation } from './plan-apply.js';
 import type { PathCondition } from './plan-read.js';
 import { exprContext } from './plan-query.js';
 import { shapeKey } from './read-plans.js';
@@ -56,33 +55,17 @@ export function planAggregatedRequest(ctx: OperationContext, kind: 'collection' 
   const top = options.top;
   const final = top !== undefined && top <= size;
   const values: SqlValue[] = [new Date().toISOString(), companyId ?? null, ...conditions.map((c) => c.value)];
-  let token: TokenValue[] | undefined;
   const build = (v: readonly SqlValue[]): PlannedShape<PlannedAggregation> => {
     const aggregation = planAggregation({ model: ctx.svc.model, type, options, ctx: exprContext(v[0] as string) });
     const company = companyId === undefined ? undefined : (v[1] as string);
     const conds = conditions.map((c, i) => ({ property: c.property, value: v[i + 2] as StoredValue }));
-    const { from, where, orderBy } = aggregation.build(company, conds);
-    const source = { kind: 'derived' as const, query: from, alias: RESULT_ALIAS };
+    // A $skiptoken makes the request uncached (shapeKey), so this runs for every continuation page.
+    const after = kind !== 'collection' || options.skiptoken === undefined ? undefined : decodeSkiptoken(options.skiptoken, aggregation.sortCount + aggregation.keys.length, true);
+    const window = { limit: final ? top : size + 1, offset: after === undefined ? options.skip : undefined, after };
+    const { rows, count } = aggregatedSelects(aggregation, company, conds, window);
     const statements: CompiledQuery[] = [];
-    if (kind === 'collection') {
-      if (options.skiptoken !== undefined) token = decodeSkiptoken(options.skiptoken, aggregation.sortCount + aggregation.keys.length, true);
-      const columns: SelectColumn[] = [
-        ...aggregation.columns.map((c) => ({ expr: col(RESULT_ALIAS, c.column), alias: c.column })),
-        ...orderBy.slice(0, aggregation.sortCount).map((o, i) => ({ expr: o.expr, alias: `${SORT_PREFIX}${i}` })),
-      ];
-      const rows = select({
-        columns,
-        from: source,
-        where: and(where, token === undefined ? undefined : strictlyAfter(orderBy, token)),
-        orderBy,
-        limit: { kind: 'param', value: final ? (top as number) : size + 1 },
-        offset: token === undefined && options.skip !== undefined && options.skip > 0 ? { kind: 'param', value: options.skip } : undefined,
-      });
-      statements.push(compile(rows, sqliteDialect));
-    }
-    if (kind === 'count' || options.count === true) {
-      statements.push(compile(select({ columns: [{ expr: { kind: 'aggregate', fn: 'count', distinct: false }, alias: 'n' }], from: source, where }), sqliteDialect));
-    }
+    if (kind === 'collection') statements.push(compile(rows, sqliteDialect));
+    if (kind === 'count' || options.count === true) statements.push(compile(count, sqliteDialect));
     return { value: aggregation, statements };
   };
   const key = shapeKey(ctx, `aggregated ${kind}`, type, conditions, format);

@@ -9,6 +9,8 @@
 import type { EdmModel, EntityType } from '../edm/model.js';
 import { NotImplementedError, QueryLimitError, UriSemanticError } from '../errors/odata-error.js';
 import { and, col, eq, param, select } from '../sql/build.js';
+import type { TokenValue } from './skiptoken.js';
+import { SORT_PREFIX, strictlyAfter } from './plan-page.js';
 import type { OrderItem, SelectColumn, SelectNode, SqlExpr } from '../sql/nodes.js';
 import type { QueryOptions } from '../uri/ast.js';
 import { assertNever } from '../util/assert-never.js';
@@ -89,6 +91,37 @@ export function planAggregation(input: AggregationInput): PlannedAggregation {
       return { from, where, orderBy: sort };
     },
   };
+}
+
+/** Where a page of aggregated instances starts and how many it holds. */
+export interface AggregatedPageWindow {
+  readonly limit?: number;
+  readonly offset?: number;
+  /** The sort and grouping values of the previous page's last row (a decoded `$skiptoken`). */
+  readonly after?: readonly TokenValue[];
+}
+
+/**
+ * The statements of an aggregated read: the page (the result columns, then the sort values as
+ * `_sort0`, ... for the next link) and the count of all instances.
+ */
+export function aggregatedSelects(plan: PlannedAggregation, companyId: string | undefined, conditions: readonly PathCondition[], page: AggregatedPageWindow): { rows: SelectNode; count: SelectNode } {
+  const { from, where, orderBy } = plan.build(companyId, conditions);
+  const source = { kind: 'derived' as const, query: from, alias: RESULT_ALIAS };
+  const columns: SelectColumn[] = [
+    ...plan.columns.map((c) => ({ expr: col(RESULT_ALIAS, c.column), alias: c.column })),
+    ...orderBy.slice(0, plan.sortCount).map((o, i) => ({ expr: o.expr, alias: `${SORT_PREFIX}${i}` })),
+  ];
+  const rows = select({
+    columns,
+    from: source,
+    where: and(where, page.after === undefined ? undefined : strictlyAfter(orderBy, page.after)),
+    orderBy,
+    limit: page.limit === undefined ? undefined : param(page.limit),
+    offset: page.offset === undefined || page.offset === 0 ? undefined : param(page.offset),
+  });
+  const count = select({ columns: [{ expr: { kind: 'aggregate', fn: 'count', distinct: false }, alias: 'n' }], from: source, where });
+  return { rows, count };
 }
 
 /** The stages as one SELECT whose columns are the last stage's (c0, c1, ...). */
