@@ -185,7 +185,7 @@ function checkMemberNames(document: MetadataDocument<EntityFile>, report: Report
   }
 }
 
-/** Default order: declared, non-stream properties. Actions: unique, with a declared return type. */
+/** Default order: declared, non-stream properties. Indexes: stored properties. Actions: unique, with a declared return type. */
 function checkOrderAndActions(index: MetadataIndex, document: MetadataDocument<EntityFile>, report: Report): void {
   const { file, doc } = document;
   (doc.defaultOrderBy ?? []).forEach((name, position) => {
@@ -198,6 +198,19 @@ function checkOrderAndActions(index: MetadataIndex, document: MetadataDocument<E
         fix: `${chooseFrom(name, propertyNames(doc, (p) => p.type !== 'Edm.Stream'))}.`,
       });
     }
+  });
+  (doc.indexes ?? []).forEach((names, position) => {
+    names.forEach((name, at) => {
+      const property = propertyOf(doc, name);
+      if (property === undefined || property.type === 'Edm.Stream' || property.computed !== undefined) {
+        report({
+          file,
+          pointer: jsonPointer('indexes', position, at),
+          message: `"${name}" is not a stored property of ${doc.name}, so no index can hold it.`,
+          fix: `${chooseFrom(name, propertyNames(doc, (p) => p.type !== 'Edm.Stream' && p.computed === undefined))}.`,
+        });
+      }
+    });
   });
   const actionNames = new Set<string>();
   (doc.actions ?? []).forEach((action, position) => {

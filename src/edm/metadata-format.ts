@@ -99,6 +99,7 @@ export interface EntityFile {
   readonly capabilities?: { readonly insertable?: boolean; readonly updatable?: boolean; readonly deletable?: boolean };
   readonly key: string;
   readonly defaultOrderBy?: readonly string[];
+  readonly indexes?: readonly (readonly string[])[];
   readonly properties: readonly PropertyFile[];
   readonly navigationProperties?: readonly NavigationFile[];
   readonly actions?: readonly ActionFile[];

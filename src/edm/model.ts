@@ -212,6 +212,8 @@ export interface EntityType {
   readonly secret?: RowSecret;
   /** Default sort when a request gives no $orderby (the key is always appended). */
   readonly defaultOrderBy: readonly string[];
+  /** More indexes the model asks for (model `indexes`), e.g. for grouping: stored properties, in order. */
+  readonly indexes: readonly (readonly Property[])[];
   readonly description?: string;
   /** Metadata file the type came from (for error messages). */
   readonly source: string;
