@@ -98,6 +98,17 @@ function walkApply(type: EntityType, trafos: readonly ApplyTransformation[], out
           for (const from of item.from) for (const p of from.groupBy) walkSegments(type, p.segments, out);
         }
         return true;
+      case 'orderby':
+        // Before an aggregation it orders entities: its paths read like $orderby's.
+        for (const ob of t.items) walkExpr(ob.expr, type, none, out);
+        break;
+      case 'top':
+      case 'skip':
+      case 'identity':
+        break;
+      case 'concat':
+        for (const branch of t.branches) walkApply(type, branch, out);
+        return true;
       case 'unsupported':
         return true;
       default:

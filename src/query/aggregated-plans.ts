@@ -3,7 +3,8 @@
  * instances and their count, cached by request shape like every read (plan-cache.ts), and
  * server-driven paging over them (conventions §4): the sort ends with the grouping columns, which
  * identify an instance, so the `$skiptoken` of the next link holds the last row's sort and grouping
- * values and the next page starts strictly after it.
+ * values and the next page starts strictly after it. The instances of a `concat` have no common
+ * identity: their next link carries the offset of the next row instead.
  */
 import type { EntityType } from '../edm/model.js';
 import type { JsonFormat } from '../core/format.js';
@@ -14,7 +15,7 @@ import type { SqlValue } from '../sql/nodes.js';
 import type { StoredValue } from '../edm/values.js';
 import { PlanCache, type PlannedShape } from './plan-cache.js';
 import { nextLinkUrl, pageSizeOf, SORT_PREFIX } from './plan-page.js';
-import { aggregatedSelects, planAggregation, type PlannedAggregation } from './plan-apply.js';
+import { aggregatedSelects, planAggregation, type AggregatedPageWindow, type PlannedAggregation } from './plan-apply.js';
 import type { PathCondition } from './plan-read.js';
 import { exprContext } from './plan-query.js';
 import { shapeKey } from './read-plans.js';
@@ -60,8 +61,15 @@ export function planAggregatedRequest(ctx: OperationContext, kind: 'collection' 
     const company = companyId === undefined ? undefined : (v[1] as string);
     const conds = conditions.map((c, i) => ({ property: c.property, value: v[i + 2] as StoredValue }));
     // A $skiptoken makes the request uncached (shapeKey), so this runs for every continuation page.
-    const after = kind !== 'collection' || options.skiptoken === undefined ? undefined : decodeSkiptoken(options.skiptoken, aggregation.sortCount + aggregation.keys.length, true);
-    const window = { limit: final ? top : size + 1, offset: after === undefined ? options.skip : undefined, after };
+    const token = kind !== 'collection' || options.skiptoken === undefined ? undefined : options.skiptoken;
+    const limit = final ? top : size + 1;
+    let window: AggregatedPageWindow;
+    if (aggregation.kind === 'concat') {
+      window = { limit, offset: token === undefined ? options.skip : Number(decodeSkiptoken(token, 1)[0]) };
+    } else {
+      const after = token === undefined ? undefined : decodeSkiptoken(token, aggregation.sortCount + aggregation.keys.length, true);
+      window = { limit, offset: after === undefined ? options.skip : undefined, after };
+    }
     const { rows, count } = aggregatedSelects(aggregation, company, conds, window);
     const statements: CompiledQuery[] = [];
     if (kind === 'collection') statements.push(compile(rows, sqliteDialect));
@@ -73,12 +81,15 @@ export function planAggregatedRequest(ctx: OperationContext, kind: 'collection' 
   const aggregation = planned.value;
   if (kind === 'count') return { aggregation, count: planned.statements[0] };
   const [rows, count] = planned.statements;
+  const offset = aggregation.kind !== 'concat' ? 0 : options.skiptoken === undefined ? (options.skip ?? 0) : Number(decodeSkiptoken(options.skiptoken, 1)[0]);
   const page: AggregatedPage = {
     size,
     preferenceApplied,
     next(last) {
       const remaining = top === undefined ? undefined : top - size;
-      if (aggregation.keys.length === 0 || (remaining !== undefined && remaining <= 0)) return undefined;
+      if (remaining !== undefined && remaining <= 0) return undefined;
+      if (aggregation.kind === 'concat') return nextLinkUrl(ctx, encodeSkiptoken([offset + size]), remaining);
+      if (aggregation.keys.length === 0) return undefined;
       const tokenValues: TokenValue[] = [];
       for (let i = 0; i < aggregation.sortCount; i++) tokenValues.push((last[`${SORT_PREFIX}${i}`] ?? null) as TokenValue);
       for (const k of aggregation.keys) tokenValues.push((last[k.column] ?? null) as TokenValue);

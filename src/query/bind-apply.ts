@@ -1,9 +1,10 @@
 /**
  * Binds `$apply` (OData Data Aggregation Extension 4.0 §3) to the model: `filter` through the same
- * binder as `$filter`, `groupby` paths through single-valued navigations to properties, and
- * `aggregate` expressions with their result types. Each aggregating transformation becomes a stage
- * whose output (grouping paths, then aliases) is what later transformations, `$filter` and `$orderby`
- * name. Pure; what the grammar allows but the service does not do is 501 naming it.
+ * binder as `$filter`, `groupby` paths through single-valued navigations to properties, `aggregate`
+ * expressions with their result types, `orderby`/`top`/`skip` over aggregated instances, and `concat`
+ * branches. Each aggregating transformation becomes a stage whose output (grouping paths, then
+ * aliases) is what later transformations, `$filter` and `$orderby` name. Pure; what the grammar
+ * allows but the service does not do is 501 naming it.
  */
 import type { EdmModel, EntityType, PrimitiveTypeName } from '../edm/model.js';
 import { NotImplementedError, UriSemanticError } from '../errors/odata-error.js';
@@ -32,21 +33,39 @@ export interface BoundAggregate {
 
 /** One aggregating transformation (`groupby`, with its `aggregate`, or `aggregate` alone). */
 export interface BoundStage {
-  /** The `filter` transformations applied to this stage's input, bound in the input's scope. */
-  readonly before: readonly BoundExpr[];
   readonly groupBy: readonly BoundGrouping[];
   readonly aggregates: readonly BoundAggregate[];
   /** The properties of the instances the stage produces. */
   readonly shape: ResultShape;
 }
 
-/** A bound `$apply`. */
+/** A sort key of an `orderby` transformation, over aggregated instances. */
+export interface BoundOrder {
+  readonly expr: BoundExpr;
+  readonly direction: 'asc' | 'desc';
+}
+
+/** One bound transformation, in the order `$apply` gives them (`identity` leaves none). */
+export type BoundStep =
+  /** `filter`: over entities before the first aggregation, over aggregated instances after it. */
+  | { readonly kind: 'filter'; readonly predicate: BoundExpr }
+  | { readonly kind: 'group'; readonly stage: BoundStage }
+  /** `orderby`: the order later `top`/`skip` and the response follow (aggregated instances only). */
+  | { readonly kind: 'order'; readonly items: readonly BoundOrder[] }
+  /** `skip(n)` and `top(n)`. */
+  | { readonly kind: 'slice'; readonly skip: number; readonly top?: number }
+  /** `concat`, always the last step: the union of each branch applied to the same input. */
+  | { readonly kind: 'concat'; readonly branches: readonly BoundApply[] };
+
+/** A bound `$apply` (or one branch of a `concat`). */
 export interface BoundApply {
-  readonly stages: readonly BoundStage[];
-  /** The `filter` transformations after the last stage (all of them when no transformation aggregates). */
-  readonly after: readonly BoundExpr[];
-  /** The scope of paths after `$apply`: the entity type, carrying the last stage's shape when one aggregates. */
+  readonly steps: readonly BoundStep[];
+  /** The scope of paths after the steps: the entity type, carrying the shape of the aggregated instances when there are some. */
   readonly root: PathRoot;
+  /** The properties that identify an aggregated instance: the grouping properties of the last stage. */
+  readonly keys: readonly ResultColumn[];
+  /** true when the steps end in `concat`: instances of several shapes. */
+  readonly concat: boolean;
 }
 
 /** What binding needs. */
@@ -66,34 +85,61 @@ function scopeOf(input: ApplyBindInput, root: PathRoot): BindScope {
   return { model: input.model, it: root, variables: new Map(), aliases: input.aliases, option: OPTION, aliasDepth: 0 };
 }
 
-/** Binds the transformations of `$apply` on `input.type`, in order. */
-export function bindApply(input: ApplyBindInput, trafos: readonly ApplyTransformation[]): BoundApply {
-  const stages: BoundStage[] = [];
-  let root: PathRoot = { variable: '$it', type: input.type };
-  let pending: BoundExpr[] = [];
-  for (const t of trafos) {
+/** Binds the transformations of `$apply` on `input.type`, in order; `start` is the input of a `concat` branch. */
+export function bindApply(input: ApplyBindInput, trafos: readonly ApplyTransformation[], start?: Pick<BoundApply, 'root' | 'keys'>): BoundApply {
+  const steps: BoundStep[] = [];
+  let root: PathRoot = start?.root ?? { variable: '$it', type: input.type };
+  let keys: readonly ResultColumn[] = start?.keys ?? [];
+  const beforeAggregation = (name: string): NotImplementedError =>
+    new NotImplementedError(`${name} in $apply before groupby or aggregate is not supported; filter(...) entities there, and use ${name === 'orderby' ? '$orderby' : `$${name}`} on them.`);
+  trafos.forEach((t, i) => {
     switch (t.kind) {
       case 'filter': {
         const predicate = bindExpression(t.predicate, scopeOf(input, root));
         if (!isBoolean(predicate.type)) throw typeError(`filter(...) in $apply needs a Boolean expression, not ${typeName(predicate.type)}.`);
-        pending.push(predicate);
+        steps.push({ kind: 'filter', predicate });
         break;
       }
       case 'groupby':
       case 'aggregate': {
-        const stage = bindStage(input, root, t, pending);
-        stages.push(stage);
-        pending = [];
+        const stage = bindStage(input, root, t);
+        steps.push({ kind: 'group', stage });
         root = { variable: '$it', type: input.type, result: stage.shape };
+        keys = [...stage.shape.values()].slice(0, stage.groupBy.length);
         break;
+      }
+      case 'orderby':
+        if (root.result === undefined) throw beforeAggregation('orderby');
+        steps.push({ kind: 'order', items: t.items.map((item) => ({ expr: bindExpression(item.expr, scopeOf(input, root)), direction: item.direction })) });
+        break;
+      case 'top':
+      case 'skip':
+        if (root.result === undefined) throw beforeAggregation(t.kind);
+        steps.push(t.kind === 'top' ? { kind: 'slice', skip: 0, top: t.count } : { kind: 'slice', skip: t.count });
+        break;
+      case 'identity':
+        break;
+      case 'concat': {
+        if (i !== trafos.length - 1) throw new NotImplementedError('Transformations after concat(...) in $apply are not supported; apply them inside each branch.');
+        const branches = t.branches.map((branch) => bindApply(input, branch, { root, keys }));
+        if (branches.some((b) => !b.concat && b.root.result === undefined)) {
+          throw new NotImplementedError('concat(...) of branches that yield entities is not supported; each branch must group or aggregate.');
+        }
+        steps.push({ kind: 'concat', branches });
+        return;
       }
       case 'unsupported':
         throw notSupported(t.name);
       default:
         return assertNever(t, 'transformation');
     }
-  }
-  return { stages, after: pending, root };
+  });
+  return { steps, root, keys, concat: steps[steps.length - 1]?.kind === 'concat' };
+}
+
+/** true when the steps yield aggregated instances (not entities of the type). */
+export function yieldsAggregates(bound: BoundApply): boolean {
+  return bound.concat || bound.root.result !== undefined;
 }
 
 /** The SQL column of the n-th property of a stage's output. */
@@ -102,10 +148,10 @@ export function resultColumn(n: number): string {
 }
 
 function notSupported(name: string): NotImplementedError {
-  return new NotImplementedError(`The transformation ${name} in $apply is not supported; this service supports aggregate, groupby and filter.`);
+  return new NotImplementedError(`The transformation ${name} in $apply is not supported; this service supports aggregate, groupby, filter, orderby, top, skip, identity and concat.`);
 }
 
-function bindStage(input: ApplyBindInput, root: PathRoot, t: Extract<ApplyTransformation, { kind: 'groupby' | 'aggregate' }>, before: BoundExpr[]): BoundStage {
+function bindStage(input: ApplyBindInput, root: PathRoot, t: Extract<ApplyTransformation, { kind: 'groupby' | 'aggregate' }>): BoundStage {
   let items: readonly AggregateItem[] = [];
   const groupBy: BoundGrouping[] = [];
   if (t.kind === 'aggregate') {
@@ -135,7 +181,7 @@ function bindStage(input: ApplyBindInput, root: PathRoot, t: Extract<ApplyTransf
     columns.set(a.alias, { name: a.alias, type: a.type, column: resultColumn(columns.size) });
     return a;
   });
-  return { before, groupBy, aggregates, shape: columns };
+  return { groupBy, aggregates, shape: columns };
 }
 
 /** A grouping path: single-valued navigations ending in a property (Data Aggregation §3.10, `groupingProperty`). */

@@ -118,8 +118,12 @@ function applyFilters(input: QueryPlanInput): BoundExpr | undefined {
   if (trafos === undefined) return undefined;
   if (input.depth > 0) throw new NotImplementedError('$apply inside $expand is not supported.');
   const bound = bindApply({ model: input.model, type: input.type, aliases: input.aliases }, trafos);
-  if (bound.stages.length > 0) throw new Error('an aggregating $apply planned as an entity read');
-  return bound.after.reduce<BoundExpr | undefined>((all, f) => (all === undefined ? f : conjunction(all, f)), undefined);
+  let all: BoundExpr | undefined;
+  for (const step of bound.steps) {
+    if (step.kind !== 'filter') throw new Error('an aggregating $apply planned as an entity read');
+    all = conjunction(all, step.predicate);
+  }
+  return all;
 }
 
 /** Plans the query options of a read of `type`. */

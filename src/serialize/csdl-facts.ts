@@ -25,7 +25,11 @@ export const AGGREGATION_VOCABULARY = {
  * `Aggregation.ApplySupported` of every entity set (Data Aggregation §7, ApplySupportedType): the
  * transformations `$apply` supports there (src/query/bind-apply.ts), no rollup hierarchies.
  */
-export const APPLY_SUPPORTED = { term: 'ApplySupported', transformations: ['aggregate', 'groupby', 'filter'], rollup: 'None' } as const;
+export const APPLY_SUPPORTED = {
+  term: 'ApplySupported',
+  transformations: ['aggregate', 'groupby', 'filter', 'orderby', 'top', 'skip', 'identity', 'concat'],
+  rollup: 'None',
+} as const;
 
 /** One Core annotation (term without the alias), independent of the representation. */
 export type CoreAnnotation =

@@ -138,6 +138,16 @@ function writeFrom(w: SqlWriter, f: FromItem): void {
       w.write(') AS ');
       w.ident(f.alias);
       return;
+    case 'union':
+      w.write('(');
+      f.queries.forEach((q, i) => {
+        if (q.orderBy.length > 0 || q.limit !== undefined) throw new Error('a UNION ALL member cannot be ordered or limited');
+        if (i > 0) w.write(' UNION ALL ');
+        writeSelect(w, q);
+      });
+      w.write(') AS ');
+      w.ident(f.alias);
+      return;
     default:
       return assertNever(f, 'from item');
   }
@@ -197,6 +207,14 @@ function writeExpr(w: SqlWriter, e: SqlExpr): void {
     case 'call':
       w.write(`${e.name}(`);
       w.list(e.args, (a) => writeExpr(w, a));
+      w.write(')');
+      return;
+    case 'rowNumber':
+      w.write(e.orderBy.length === 0 ? 'row_number() OVER (' : 'row_number() OVER (ORDER BY ');
+      w.list(e.orderBy, (o) => {
+        writeExpr(w, o.expr);
+        w.write(` ${o.direction}`);
+      });
       w.write(')');
       return;
     case 'aggregate':

@@ -47,6 +47,8 @@ export type SqlExpr =
   | { readonly kind: 'inList'; readonly operand: SqlExpr; readonly items: readonly SqlExpr[]; readonly negated: boolean }
   /** A function call; `name` comes from the dialect's function table, never from input. */
   | { readonly kind: 'call'; readonly name: string; readonly args: readonly SqlExpr[] }
+  /** `row_number() OVER (ORDER BY ...)`: the position of a row in an order (window function). */
+  | { readonly kind: 'rowNumber'; readonly orderBy: readonly OrderItem[] }
   /** An aggregate of a GROUP BY group: `count(*)` without `arg`, `count(DISTINCT x)` with `distinct`. */
   | { readonly kind: 'aggregate'; readonly fn: 'count' | 'sum' | 'avg' | 'min' | 'max'; readonly arg?: SqlExpr; readonly distinct: boolean }
   | {
@@ -71,7 +73,9 @@ export interface SelectColumn {
 /** A table or derived table in FROM / JOIN. */
 export type FromItem =
   | { readonly kind: 'table'; readonly table: string; readonly alias: string }
-  | { readonly kind: 'derived'; readonly query: SelectNode; readonly alias: string };
+  | { readonly kind: 'derived'; readonly query: SelectNode; readonly alias: string }
+  /** `(q1 UNION ALL q2 ...) AS alias`: the queries have the same columns and no ORDER BY or LIMIT. */
+  | { readonly kind: 'union'; readonly queries: readonly SelectNode[]; readonly alias: string };
 
 /** A join clause. */
 export interface JoinNode {

@@ -190,9 +190,15 @@ export type ApplyTransformation =
   /** `groupby((p1,...)[, applyExpr])`: `then` is the transformation sequence applied to each group. */
   | { readonly kind: 'groupby'; readonly groupBy: readonly GroupingItem[]; readonly then?: readonly ApplyTransformation[]; readonly span: Span }
   | { readonly kind: 'filter'; readonly predicate: Expr; readonly span: Span }
+  /** `orderby(...)`, `top(n)`, `skip(n)` and `identity`: transformations that keep the instances (§3.2). */
+  | { readonly kind: 'orderby'; readonly items: readonly OrderByItem[]; readonly span: Span }
+  | { readonly kind: 'top' | 'skip'; readonly count: number; readonly span: Span }
+  | { readonly kind: 'identity'; readonly span: Span }
+  /** `concat(applyExpr, applyExpr, ...)`: the union of each sequence applied to the same input (§3.3.1). */
+  | { readonly kind: 'concat'; readonly branches: readonly (readonly ApplyTransformation[])[]; readonly span: Span }
   /**
-   * A transformation of the grammar kept by name only (`compute`, `orderby`, `top`, `concat`, `join`,
-   * `nest`, `identity`, hierarchy transformations, a namespace-qualified custom function, ...).
+   * A transformation of the grammar kept by name only (`compute`, `join`, `nest`, top/bottom
+   * count/sum/percent, `search`, hierarchy transformations, a namespace-qualified custom function, ...).
    */
   | { readonly kind: 'unsupported'; readonly name: string; readonly span: Span };
 

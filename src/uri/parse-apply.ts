@@ -1,20 +1,23 @@
 /**
  * `$apply` (OData Data Aggregation Extension 4.0 §3; odata-aggregation-abnf `applyExpr`): transformations
- * separated by `/`. `aggregate`, `groupby` and `filter` are parsed completely, with the `from` clauses,
- * custom aggregates and custom methods of their grammar, so that the binder can name what it does not
- * support; every other transformation of the grammar is kept by name, its parenthesised arguments
- * skipped in one linear pass (quotes respected). An unknown name is a syntax error.
+ * separated by `/`. `aggregate`, `groupby`, `filter`, `orderby`, `top`, `skip`, `identity` and `concat`
+ * are parsed completely, with the `from` clauses, custom aggregates and custom methods of their grammar,
+ * so that the binder can name what it does not support; every other transformation of the grammar is
+ * kept by name, its parenthesised arguments skipped in one linear pass (quotes respected). An unknown
+ * name is a syntax error.
  */
 import type { AggregateFrom, AggregateItem, AggregateMethod, ApplyTransformation, GroupingItem, MemberExpr, StandardAggregation } from './ast.js';
 import type { Lexer } from './lexer.js';
+import { isDigit } from './lexer.js';
 import type { ExprParser } from './parse-expression.js';
 import { parseNamePath } from './parse-member-path.js';
+import { parseOrderByItems } from './parse-orderby.js';
 
 const STANDARD: readonly StandardAggregation[] = ['sum', 'min', 'max', 'average', 'countdistinct'];
 
 /** Transformations of the grammar that take parenthesised arguments and that this parser keeps by name. */
 const KEPT_BY_NAME: ReadonlySet<string> = new Set([
-  'compute', 'concat', 'join', 'outerjoin', 'nest', 'addnested', 'search', 'orderby', 'top', 'skip',
+  'compute', 'join', 'outerjoin', 'nest', 'addnested', 'search',
   'topcount', 'toppercent', 'topsum', 'bottomcount', 'bottompercent', 'bottomsum', 'ancestors', 'descendants', 'traverse',
 ]);
 
@@ -57,7 +60,37 @@ function transformation(p: ExprParser): ApplyTransformation {
       return { kind: 'filter', predicate, span: lx.span(start) };
     }
     case 'identity':
-      return { kind: 'unsupported', name, span: lx.span(start) };
+      return { kind: 'identity', span: lx.span(start) };
+    case 'orderby': {
+      lx.expect('(');
+      const items = parseOrderByItems(p);
+      lx.expect(')', "',' or ')'");
+      return { kind: 'orderby', items, span: lx.span(start) };
+    }
+    case 'top':
+    case 'skip': {
+      open(lx);
+      const at = lx.pos;
+      while (isDigit(lx.code())) lx.pos++;
+      if (lx.pos === at) throw lx.expected(`a non-negative whole number for ${name}(...)`);
+      const count = Number(lx.text.slice(at, lx.pos));
+      if (!Number.isSafeInteger(count)) throw lx.error(`${name}(...) is too large`, at);
+      close(lx);
+      return { kind: name, count, span: lx.span(start) };
+    }
+    case 'concat': {
+      open(lx);
+      const branches: ApplyTransformation[][] = [parseApplyExpr(p)];
+      do {
+        lx.bws();
+        lx.expect(',', "',' and a second transformation sequence (concat joins at least two)");
+        lx.bws();
+        branches.push(parseApplyExpr(p));
+        lx.bws();
+      } while (lx.char() === ',');
+      close(lx);
+      return { kind: 'concat', branches, span: lx.span(start) };
+    }
     default:
       if (!KEPT_BY_NAME.has(name)) {
         throw lx.error(`'${name}' is not a transformation of $apply; this service supports aggregate(...), groupby(...) and filter(...), separated by '/'`, start);

@@ -36,7 +36,7 @@ function aggregated(query: string, typeName: string, window: { limit?: number; a
   const plan = planAggregation({ model: service.model, type, options, ctx: exprContext(NOW) });
   const { rows, count } = aggregatedSelects(plan, A, [], window);
   const compiled = compile(rows, sqliteDialect);
-  const named = (r: Row): Row => Object.fromEntries(plan.columns.map((c) => [c.name, r[c.column]]));
+  const named = (r: Row): Row => Object.fromEntries((plan.segments[0] ?? []).map((c) => [c.name, r[c.column]]));
   return { compiled, run: () => service.db.all(compiled).map(named), count: () => Number(service.db.get(compile(count, sqliteDialect))?.['n']) };
 }
 
@@ -158,4 +158,33 @@ test('a null grouping value pages too: the token may end in null', () => {
 test("company B's rows are never counted: its ECNs, its BOM lines and their decimals", () => {
   expect(aggregated('$apply=aggregate($count%20as%20n,sourceSequence%20with%20max%20as%20hi)', 'engChangeNotice').run()).toEqual([{ n: ECNS.length, hi: 100 }]);
   expect(aggregated('$apply=aggregate(quantityPer%20with%20sum%20as%20total,$count%20as%20n)', 'engChangeNoticeBOMLine').run()).toEqual([{ total: 11.5, n: LINES.length }]);
+});
+
+test('orderby then top: a derived table cut in that order (then the grouping columns); the response keeps the order', () => {
+  const q = aggregated('$apply=groupby((status),aggregate($count%20as%20n))/orderby(n%20desc)/top(2)', 'engChangeNotice');
+  expect(q.compiled.sql).toBe(
+    'SELECT "r"."c0" AS "c0", "r"."c1" AS "c1", "r"."c1" AS "_sort0" FROM (SELECT "t1"."c0" AS "c0", "t1"."c1" AS "c1" FROM (SELECT "t0"."status" AS "c0", count(*) AS "c1" ' +
+      `FROM ${ECN_TABLE} ${A_ONLY} GROUP BY "t0"."status") AS "t1" ORDER BY "t1"."c1" DESC, "t1"."c0" ASC LIMIT CAST(? AS INTEGER)) AS "r" ORDER BY "r"."c1" DESC, "r"."c0" ASC`,
+  );
+  expect(q.compiled.params).toEqual([A, 2]);
+  const all = [...groups(ecns, (e) => [e.status]).values()].map((g) => ({ status: g.key[0], n: g.rows.length }));
+  expect(q.run()).toEqual(all.sort((a, b) => b.n - a.n || byKeys(a, b, ['status'])).slice(0, 2));
+});
+
+test('concat: one UNION ALL, each row with its branch and its position in the branch', () => {
+  const q = aggregated('$apply=groupby((status),aggregate($count%20as%20n))/concat(aggregate($count%20as%20groups),top(1))', 'engChangeNotice');
+  const stage = (t: string): string => `SELECT "${t}"."status" AS "c0", count(*) AS "c1" FROM "engChangeNotices" AS "${t}" WHERE ("${t}"."_companyId" = ?) GROUP BY "${t}"."status"`;
+  expect(q.compiled.sql).toBe(
+    'SELECT "r"."u0" AS "u0", "r"."u1" AS "u1", "r"."u2" AS "u2", "r"."_branch" AS "_branch" FROM (' +
+      `SELECT "t2"."c0" AS "u0", NULL AS "u1", NULL AS "u2", 0 AS "_branch", row_number() OVER () AS "_pos" FROM (SELECT count(*) AS "c0" FROM (${stage('t0')}) AS "t1") AS "t2" UNION ALL ` +
+      `SELECT NULL AS "u0", "t5"."c0" AS "u1", "t5"."c1" AS "u2", 1 AS "_branch", row_number() OVER (ORDER BY "t5"."c0" ASC) AS "_pos" FROM (SELECT "t4"."c0" AS "c0", "t4"."c1" AS "c1" FROM (${stage('t3')}) AS "t4" ORDER BY "t4"."c0" ASC LIMIT CAST(? AS INTEGER)) AS "t5"` +
+      ') AS "r" ORDER BY "r"."_branch" ASC, "r"."_pos" ASC',
+  );
+  expect(q.compiled.params).toEqual([A, A, 1]);
+  const first = [...groups(ecns, (e) => [e.status]).values()].map((g) => ({ status: g.key[0], n: g.rows.length })).sort((a, b) => byKeys(a, b, ['status']))[0];
+  const rows = service.db.all(q.compiled);
+  expect(rows).toEqual([
+    { u0: groups(ecns, (e) => [e.status]).size, u1: null, u2: null, _branch: 0 },
+    { u0: null, u1: first?.status, u2: first?.n, _branch: 1 },
+  ]);
 });

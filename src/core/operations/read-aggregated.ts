@@ -5,6 +5,7 @@
 import { aggregatedContextSelect, aggregatedToJson } from '../../serialize/aggregated-json.js';
 import { contextPath, contextUrl } from '../../serialize/context-url.js';
 import { planAggregatedRequest } from '../../query/aggregated-plans.js';
+import { BRANCH_COLUMN } from '../../query/plan-apply.js';
 import { negotiateJson } from '../format.js';
 import type { OperationContext } from '../operation-context.js';
 import type { ODataResponse } from '../request.js';
@@ -26,10 +27,12 @@ export function readAggregated(ctx: OperationContext): ODataResponse {
   }
   const body: Record<string, unknown> = {};
   if (format.metadata !== 'none') {
-    body['@odata.context'] = contextUrl(ctx.req.serviceRootUrl, ctx.contextPrefix, contextPath(ctx.path.steps, resolved.keys), aggregatedContextSelect(aggregation.columns), false);
+    // Instances of several shapes (concat) are described as any structure (Data Aggregation §3.3.1's example).
+    const select = aggregation.kind === 'concat' ? ['@Core.AnyStructure'] : aggregatedContextSelect(aggregation.segments[0] ?? []);
+    body['@odata.context'] = contextUrl(ctx.req.serviceRootUrl, ctx.contextPrefix, contextPath(ctx.path.steps, resolved.keys), select, false);
   }
   if (plan.count !== undefined) body['@odata.count'] = countValue(resolved.reachable ? Number(ctx.svc.db.get(plan.count)?.['n'] ?? 0) : 0, format);
-  body['value'] = rows.map((row) => aggregatedToJson(aggregation.columns, row, format));
+  body['value'] = rows.map((row) => aggregatedToJson(aggregation.segments[Number(row[BRANCH_COLUMN] ?? 0)] ?? [], row, format));
   if (nextLink !== undefined) body['@odata.nextLink'] = nextLink;
   const res = jsonResponse(200, body, format);
   if (page.preferenceApplied !== undefined) res.headers['Preference-Applied'] = page.preferenceApplied;

@@ -16,14 +16,15 @@ export interface CaseResult {
 
 /** The transformations (and groupby elements) of the grammar the service does not support. */
 const OTHER_TRANSFORMATIONS = [
-  'compute', 'concat', 'join', 'outerjoin', 'nest', 'addnested', 'search', 'orderby', 'top', 'skip', 'topcount', 'toppercent',
-  'topsum', 'bottomcount', 'bottompercent', 'bottomsum', 'ancestors', 'descendants', 'traverse', 'identity', 'rollup', 'rolluprecursive',
+  'compute', 'join', 'outerjoin', 'nest', 'addnested', 'search', 'topcount', 'toppercent',
+  'topsum', 'bottomcount', 'bottompercent', 'bottomsum', 'ancestors', 'descendants', 'traverse', 'rollup', 'rolluprecursive',
 ];
 const OTHER = new RegExp(`(^|[=(,/\\s])(${OTHER_TRANSFORMATIONS.join('|')})(\\(|$|[/,)\\s])`);
 
 /**
- * In scope: `$apply` whose transformations are only aggregate, groupby and filter (no custom
- * function, no `$these`, not inside `$expand` or after `$crossjoin`), and context URLs.
+ * In scope: `$apply` whose transformations are only aggregate, groupby, filter, orderby, top, skip,
+ * identity and concat (no custom function, no `$these`, not inside `$expand` or after `$crossjoin`),
+ * and context URLs.
  */
 export function inScope(rule: string, input: string): boolean {
   if (rule === 'odataRelativeUri' && input.startsWith('$metadata#')) return true;
@@ -67,8 +68,8 @@ export function renderReport(results: readonly CaseResult[]): { summary: string;
     '`odata-aggregation-testcases.yaml` (Data Aggregation ABNF Test Cases 4.0, in `../shared/conformance/`).',
     'Regenerate with `UPDATE_AGGREGATION=1 node --experimental-vm-modules node_modules/jest/bin/jest.js test/conformance/aggregation`.',
     '',
-    'In scope are the cases whose `$apply` uses only `aggregate`, `groupby` and `filter` (what the service',
-    'supports), and the context URLs of aggregated results. A positive case passes when it parses; a',
+    'In scope are the cases whose `$apply` uses only `aggregate`, `groupby`, `filter`, `orderby`, `top`, `skip`,',
+    '`identity` and `concat` (what the service supports), and the context URLs of aggregated results. A positive case passes when it parses; a',
     'negative case when the parser, or the corpus model names applied as the binder applies the real',
     'model (`apply-constraints.ts`), rejects it.',
     '',

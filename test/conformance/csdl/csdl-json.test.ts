@@ -88,7 +88,7 @@ describe('CSDL JSON of the repository model', () => {
     }]);
     const container = member(schemaObject, 'NAV');
     expect(container['$Kind']).toBe('EntityContainer');
-    const applySupported = { '@Aggregation.ApplySupported': { Transformations: ['aggregate', 'groupby', 'filter'], Rollup: 'None' } };
+    const applySupported = { '@Aggregation.ApplySupported': { Transformations: ['aggregate', 'groupby', 'filter', 'orderby', 'top', 'skip', 'identity', 'concat'], Rollup: 'None' } };
     expect(member(container, 'engChangeOrderTasks')).toEqual({
       $Collection: true,
       $Type: 'Microsoft.NAV.engChangeOrderTask',

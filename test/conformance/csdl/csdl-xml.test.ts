@@ -110,13 +110,13 @@ describe('CSDL XML of the repository model', () => {
     expect(list(container['EntitySet'])).toHaveLength(14);
   });
 
-  test('declares Aggregation.ApplySupported on every entity set (aggregate, groupby, filter; no rollup)', () => {
+  test('declares Aggregation.ApplySupported on every entity set (its transformations; no rollup)', () => {
     for (const set of list(container['EntitySet'])) {
       const [annotation] = list(set['Annotation']);
       expect(annotation?.['@_Term']).toBe('Aggregation.ApplySupported');
       const values = list((annotation?.['Record'] as Element)['PropertyValue']);
       const transformations = values.find((v) => v['@_Property'] === 'Transformations')?.['Collection'] as Element;
-      expect(list(transformations['String'])).toEqual(['aggregate', 'groupby', 'filter']);
+      expect(list(transformations['String'])).toEqual(['aggregate', 'groupby', 'filter', 'orderby', 'top', 'skip', 'identity', 'concat']);
       expect(values.find((v) => v['@_Property'] === 'Rollup')?.['@_EnumMember']).toBe('Aggregation.RollupType/None');
     }
   });

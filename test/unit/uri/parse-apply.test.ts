@@ -44,14 +44,27 @@ test('from clauses, custom aggregates and custom methods are parsed for the bind
   expect(agg.items[3]).toMatchObject({ path: [name('Sales')] });
 });
 
+test('orderby, top, skip, identity and concat (nested, as OpenUI5 sends them) are parsed', () => {
+  const parsed = shape('concat(groupby((a,b))/aggregate($count as L),groupby((a),aggregate(x with sum as t))/orderby(t desc,a)/concat(aggregate($count as C),skip(5)/top(10)))/identity');
+  expect(parsed).toMatchObject([
+    {
+      kind: 'concat',
+      branches: [
+        [{ kind: 'groupby' }, { kind: 'aggregate' }],
+        [{ kind: 'groupby' }, { kind: 'orderby', items: [{ direction: 'desc' }, { direction: 'asc' }] }, { kind: 'concat', branches: [[{ kind: 'aggregate' }], [{ kind: 'skip', count: 5 }, { kind: 'top', count: 10 }]] }],
+      ],
+    },
+    { kind: 'identity' },
+  ]);
+});
+
 test('other transformations of the grammar are kept by name, their arguments skipped with quotes respected', () => {
-  expect(shape("compute(x as y)/topcount(2,Amount)/filter(a eq 'x)')/Self.f(p=')(')/identity/orderby(a desc)")).toEqual([
+  expect(shape("compute(x as y)/topcount(2,Amount)/filter(a eq 'x)')/Self.f(p=')(')/nest(groupby((a)) as b)")).toEqual([
     { kind: 'unsupported', name: 'compute' },
     { kind: 'unsupported', name: 'topcount' },
     { kind: 'filter', predicate: expect.anything() },
     { kind: 'unsupported', name: 'Self.f' },
-    { kind: 'unsupported', name: 'identity' },
-    { kind: 'unsupported', name: 'orderby' },
+    { kind: 'unsupported', name: 'nest' },
   ]);
   expect(shape('groupby((rollup(a,b)),aggregate($count as n))')).toMatchObject([{ groupBy: [{ kind: 'unsupported', name: 'rollup' }] }]);
 });
@@ -69,6 +82,8 @@ test.each([
   ['compute(x as y', 'no matching'],
   ['groupby((a))/', 'transformation'],
   ['groupby((a)) filter(b)', "'/'"],
+  ['top(-1)', 'whole number'],
+  ['concat(identity)', 'at least two'],
 ])('%s → 400 (%s)', (text, message) => {
   expect(() => apply(text)).toThrow(UriSyntaxError);
   expect(() => apply(text)).toThrow(message);
