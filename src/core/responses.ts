@@ -6,7 +6,6 @@ import type { DbRow } from '../db/database.js';
 import type { EntityType } from '../edm/model.js';
 import { entityToJson, rowEtag, rowUrl, type EntityJsonOptions } from '../serialize/entity-json.js';
 import { jsonContentType, type JsonFormat } from './format.js';
-import { TextBody } from '../serialize/text-body.js';
 import type { ODataResponse } from './request.js';
 
 /** A JSON response with the OData content type of `format`. */
@@ -58,24 +57,15 @@ function collectionTextHead(context: string, format: JsonFormat, count: number |
 }
 
 /**
- * A collection whose entities are JSON texts already (written by the database), assembled as bytes
- * while `entities` yields them (see TextBody): the same bytes as collectionResponse, with
- * `@odata.context`, `@odata.count`, `value`, `@odata.nextLink` in that order. `nextLink` is asked
- * once the entities are consumed.
+ * A collection whose entities are JSON texts already (written by the database), joined with commas
+ * (UTF-8 bytes when a read thread sent them): the same bytes as collectionResponse, with
+ * `@odata.context`, `@odata.count`, `value`, `@odata.nextLink` in that order.
  */
-export function collectionTextResponse(entities: Iterable<string>, context: string, format: JsonFormat, count: number | undefined, nextLink: () => string | undefined): ODataResponse {
-  const body = new TextBody();
-  body.add(collectionTextHead(context, format, count));
-  body.add('[');
-  let first = true;
-  for (const entity of entities) {
-    if (!first) body.add(',');
-    body.add(entity);
-    first = false;
-  }
-  const link = nextLink();
-  body.add(link === undefined ? ']}' : `],"@odata.nextLink":${JSON.stringify(link)}}`);
-  return { status: 200, headers: { 'Content-Type': jsonContentType(format), 'OData-Version': '4.0' }, body: body.finish() };
+export function collectionJoinedResponse(entities: string | Uint8Array, context: string, format: JsonFormat, count: number | undefined, nextLink: string | undefined): ODataResponse {
+  const head = `${collectionTextHead(context, format, count)}[`;
+  const tail = nextLink === undefined ? ']}' : `],"@odata.nextLink":${JSON.stringify(nextLink)}}`;
+  const body = typeof entities === 'string' ? head + entities + tail : Buffer.concat([Buffer.from(head, 'utf8'), entities, Buffer.from(tail, 'utf8')]);
+  return { status: 200, headers: { 'Content-Type': jsonContentType(format), 'OData-Version': '4.0' }, body };
 }
 
 /** A whole collection (no next link) whose `value` array is one JSON text already (written by the database). */

@@ -4,6 +4,7 @@
  * entity types directly (cycles included). The result is frozen.
  */
 import { encodeODataName } from './encode-name.js';
+import { DEFAULT_LIMITS } from './service-limits.js';
 import type { EntityFile, EnumFile, EventFile, MetadataDocument, MetadataFiles, NavigationFile, PropertyFile } from './metadata-format.js';
 import { eventKey } from './model.js';
 import type {
@@ -202,7 +203,7 @@ export function buildModel(files: MetadataFiles): EdmModel {
   const definition = typeNamed(service.eventDefinitionEntityType);
   const subscription = typeNamed(service.eventSubscriptionEntityType);
   const model: EdmModel = {
-    service: { namespace: service.namespace, containerName: service.containerName, serviceRoot: service.serviceRoot, ...service.limits },
+    service: { namespace: service.namespace, containerName: service.containerName, serviceRoot: service.serviceRoot, ...DEFAULT_LIMITS, ...service.limits },
     entityTypes,
     entityTypeByName,
     entityTypeBySet: new Map(entityTypes.map((type) => [type.entitySet, type])),

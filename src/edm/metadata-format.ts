@@ -3,6 +3,7 @@
  * They differ from the runtime model (model.ts) in that names are unresolved strings and most
  * members are optional with defaults; build-model.ts turns them into the model.
  */
+import type { ServiceLimits } from './service-limits.js';
 import type { ComputedValue, DefaultValue, EventPayloadType, NumberSeriesDefinition, PermissionSets, RowSecret, Writability } from './model.js';
 
 /** `metadata/service.json`. */
@@ -12,13 +13,8 @@ export interface ServiceFile {
   readonly serviceRoot: string;
   readonly companyEntityType: string;
   readonly numberSeriesEntityType?: string;
-  readonly limits: {
-    readonly pageSize: number;
-    readonly maxPageSize: number;
-    readonly maxBodyBytes: number;
-    readonly maxExpandDepth: number;
-    readonly maxTop: number;
-  };
+  /** Required: pageSize, maxPageSize, maxBodyBytes, maxExpandDepth, maxTop; the rest default (service-limits.ts). */
+  readonly limits: Partial<ServiceLimits> & Pick<ServiceLimits, 'pageSize' | 'maxPageSize' | 'maxBodyBytes' | 'maxExpandDepth' | 'maxTop'>;
   readonly numberSeries: readonly NumberSeriesDefinition[];
   /** The identity business events are published under. */
   readonly app?: { readonly id: string; readonly name: string; readonly publisher: string; readonly version: string };

@@ -3,6 +3,7 @@
  * Everything else (tables, $metadata, routes, body schemas, SQL) is derived from this one structure.
  * It is deeply read-only after loading; navigation targets are direct object references (cycles allowed).
  */
+import type { ServiceLimits } from './service-limits.js';
 
 /** The primitive EDM types the framework supports (OData CSDL §4.4). */
 export type PrimitiveTypeName =
@@ -219,24 +220,14 @@ export interface EntityType {
   readonly source: string;
 }
 
-/** Service-wide settings from `metadata/service.json`. */
-export interface ServiceSettings {
+/** Service-wide settings from `metadata/service.json`, its limits flattened in (see service-limits.ts). */
+export interface ServiceSettings extends ServiceLimits {
   /** CSDL schema namespace and bound-action prefix, e.g. `Microsoft.NAV`. */
   readonly namespace: string;
   /** CSDL entity container name, e.g. `NAV`. */
   readonly containerName: string;
   /** Path of the service root, e.g. `/api/v2.0`. */
   readonly serviceRoot: string;
-  /** Server-driven page size (conventions §4). */
-  readonly pageSize: number;
-  /** The largest `Prefer: odata.maxpagesize` honoured. */
-  readonly maxPageSize: number;
-  /** Maximum request body, bytes (413 above). */
-  readonly maxBodyBytes: number;
-  /** Maximum $expand depth. */
-  readonly maxExpandDepth: number;
-  /** Maximum $top. */
-  readonly maxTop: number;
 }
 
 /** A number series definition (conventions §5): `prefix` + zero-padded counter of `width` digits. */

@@ -20,6 +20,7 @@ import type { PathCondition } from './plan-read.js';
 import { exprContext } from './plan-query.js';
 import { shapeKey } from './read-plans.js';
 import { decodeSkiptoken, encodeSkiptoken, type TokenValue } from './skiptoken.js';
+import type { ReadCost } from './read-cost.js';
 
 /** What an aggregated read runs. */
 export interface AggregatedReadPlan {
@@ -29,6 +30,8 @@ export interface AggregatedReadPlan {
   /** `count(*)` of the result instances, for `$count=true` and `/$count`. */
   readonly count?: CompiledQuery;
   readonly page?: AggregatedPage;
+  /** What the read may cost (read-cost.ts): the grouping reads the set once and writes at most a group per row. */
+  readonly cost: ReadCost;
 }
 
 /** Paging of an aggregated collection. */
@@ -36,27 +39,45 @@ export interface AggregatedPage {
   /** The most rows a page holds; the read fetches one more when a next page is possible. */
   readonly size: number;
   readonly preferenceApplied?: string;
-  /** The next link after a full page whose last row is `last` (a row read by `rows`), when rows follow it. */
-  next(last: Record<string, unknown>): string | undefined;
+  /** The next link after a page of `returned` rows whose last is `last` (a row read by `rows`), when rows follow it. */
+  next(last: Record<string, unknown>, returned: number): string | undefined;
 }
 
-const caches = new WeakMap<object, PlanCache<PlannedAggregation>>();
+interface CachedAggregation {
+  readonly aggregation: PlannedAggregation;
+  readonly cost: ReadCost;
+}
 
-function cacheOf(ctx: OperationContext): PlanCache<PlannedAggregation> {
+const caches = new WeakMap<object, PlanCache<CachedAggregation>>();
+
+function cacheOf(ctx: OperationContext): PlanCache<CachedAggregation> {
   let cache = caches.get(ctx.svc);
-  if (cache === undefined) caches.set(ctx.svc, (cache = new PlanCache<PlannedAggregation>()));
+  if (cache === undefined) caches.set(ctx.svc, (cache = new PlanCache<CachedAggregation>()));
   return cache;
 }
 
-/** The plan of an aggregated read of `type` restricted by `conditions`: its page, or only its count. */
-export function planAggregatedRequest(ctx: OperationContext, kind: 'collection' | 'count', type: EntityType, conditions: readonly PathCondition[], format: JsonFormat): AggregatedReadPlan {
+/**
+ * The cost of an aggregated read: the set read once, and its groups, at most one per row and each far
+ * smaller than an entity, counted as a second read of the set; correlated when an expression reads
+ * related rows per row. Reads of one class share what the executor learns of their speed.
+ */
+function aggregationCost(type: EntityType, aggregation: PlannedAggregation, kind: string): ReadCost {
+  return { correlated: aggregation.correlated, scans: [type.table, type.table], rows: 0, expansions: [], costClass: `aggregate|${kind}|${type.name}|${aggregation.kind}` };
+}
+
+/**
+ * The plan of an aggregated read of `type` restricted by `conditions`: its page, or only its count.
+ * `cancellable` compiles the statements for a read thread (not cached).
+ */
+export function planAggregatedRequest(ctx: OperationContext, kind: 'collection' | 'count', type: EntityType, conditions: readonly PathCondition[], format: JsonFormat, opts: { readonly cancellable?: boolean } = {}): AggregatedReadPlan {
+  const compileOptions = { cancellable: opts.cancellable === true };
   const companyId = ctx.company?.id;
   const options = ctx.options;
   const { size, preferenceApplied } = pageSizeOf(ctx);
   const top = options.top;
   const final = top !== undefined && top <= size;
   const values: SqlValue[] = [new Date().toISOString(), companyId ?? null, ...conditions.map((c) => c.value)];
-  const build = (v: readonly SqlValue[]): PlannedShape<PlannedAggregation> => {
+  const build = (v: readonly SqlValue[]): PlannedShape<CachedAggregation> => {
     const aggregation = planAggregation({ model: ctx.svc.model, type, options, ctx: exprContext(v[0] as string) });
     const company = companyId === undefined ? undefined : (v[1] as string);
     const conds = conditions.map((c, i) => ({ property: c.property, value: v[i + 2] as StoredValue }));
@@ -72,23 +93,23 @@ export function planAggregatedRequest(ctx: OperationContext, kind: 'collection' 
     }
     const { rows, count } = aggregatedSelects(aggregation, company, conds, window);
     const statements: CompiledQuery[] = [];
-    if (kind === 'collection') statements.push(compile(rows, sqliteDialect));
-    if (kind === 'count' || options.count === true) statements.push(compile(count, sqliteDialect));
-    return { value: aggregation, statements };
+    if (kind === 'collection') statements.push(compile(rows, sqliteDialect, compileOptions));
+    if (kind === 'count' || options.count === true) statements.push(compile(count, sqliteDialect, compileOptions));
+    return { value: { aggregation, cost: aggregationCost(type, aggregation, kind) }, statements };
   };
-  const key = shapeKey(ctx, `aggregated ${kind}`, type, conditions, format);
+  const key = opts.cancellable === true ? undefined : shapeKey(ctx, `aggregated ${kind}`, type, conditions, format);
   const planned = key === undefined ? build(values) : cacheOf(ctx).get(key, values, build);
-  const aggregation = planned.value;
-  if (kind === 'count') return { aggregation, count: planned.statements[0] };
+  const { aggregation, cost } = planned.value;
+  if (kind === 'count') return { aggregation, count: planned.statements[0], cost };
   const [rows, count] = planned.statements;
   const offset = aggregation.kind !== 'concat' ? 0 : options.skiptoken === undefined ? (options.skip ?? 0) : Number(decodeSkiptoken(options.skiptoken, 1)[0]);
   const page: AggregatedPage = {
     size,
     preferenceApplied,
-    next(last) {
-      const remaining = top === undefined ? undefined : top - size;
+    next(last, returned) {
+      const remaining = top === undefined ? undefined : top - returned;
       if (remaining !== undefined && remaining <= 0) return undefined;
-      if (aggregation.kind === 'concat') return nextLinkUrl(ctx, encodeSkiptoken([offset + size]), remaining);
+      if (aggregation.kind === 'concat') return nextLinkUrl(ctx, encodeSkiptoken([offset + returned]), remaining);
       if (aggregation.keys.length === 0) return undefined;
       const tokenValues: TokenValue[] = [];
       for (let i = 0; i < aggregation.sortCount; i++) tokenValues.push((last[`${SORT_PREFIX}${i}`] ?? null) as TokenValue);
@@ -96,5 +117,5 @@ export function planAggregatedRequest(ctx: OperationContext, kind: 'collection' 
       return nextLinkUrl(ctx, encodeSkiptoken(tokenValues), remaining);
     },
   };
-  return { aggregation, rows, count, page };
+  return { aggregation, rows, count, page, cost };
 }

@@ -9,7 +9,7 @@
  * grouping column, so pages are stable. SQL column names are generated (c0, u0, ...), never the URL's.
  */
 import type { EdmModel, EntityType } from '../edm/model.js';
-import { NotImplementedError, QueryLimitError, UriSemanticError } from '../errors/odata-error.js';
+import { NotImplementedError, UriSemanticError } from '../errors/odata-error.js';
 import { and, col, constant, eq, param, select } from '../sql/build.js';
 import type { FromItem, OrderItem, SelectColumn, SelectNode, SqlExpr } from '../sql/nodes.js';
 import type { QueryOptions } from '../uri/ast.js';
@@ -22,6 +22,7 @@ import { isBoolean, typeName } from './expr-types.js';
 import { enumValue, planExpression, type ExprPlanContext } from './plan-expression.js';
 import { SORT_PREFIX, strictlyAfter } from './plan-page.js';
 import { companyCondition, type PathCondition } from './plan-read.js';
+import { checkLambdaDepth, checkOrderByLength, checkTop, lambdaDepth } from './query-limits.js';
 import { QueryScope } from './query-scope.js';
 import type { TokenValue } from './skiptoken.js';
 
@@ -49,6 +50,8 @@ export interface PlannedAggregation {
   readonly keys: readonly ResultColumn[];
   /** The sort keys before the identifying columns (`$orderby`, else the last `orderby` transformation). */
   readonly sortCount: number;
+  /** Some expression reads related rows per row (a lambda or a `$count` path): the read's work grows with them. */
+  readonly correlated: boolean;
   /** The result for a company and path: rows to select from, their filter and order, the output columns. */
   build(companyId: string | undefined, conditions: readonly PathCondition[]): { readonly from: FromItem; readonly where?: SqlExpr; readonly orderBy: readonly OrderItem[]; readonly columns: readonly SelectColumn[] };
 }
@@ -68,13 +71,18 @@ export function planAggregation(input: AggregationInput): PlannedAggregation {
   if (o.apply === undefined) throw new Error('planAggregation without $apply');
   if (o.select !== undefined) throw new NotImplementedError('$select together with an aggregating $apply is not supported: the result has exactly the properties $apply names.');
   if (o.expand !== undefined) throw new NotImplementedError('$expand together with an aggregating $apply is not supported.');
+  checkTop(o.top, input.model.service, '$top');
   const bound = bindApply({ model: input.model, type: input.type, aliases: o.aliases }, o.apply);
-  if (bound.concat) return planConcat(input, bound);
+  const expressions = boundExpressions(bound.steps);
+  for (const e of expressions) checkLambdaDepth(e, input.model.service, '$apply');
+  const applyCorrelated = expressions.some((e) => lambdaDepth(e) > 0);
+  if (bound.concat) return planConcat(input, bound, applyCorrelated);
   const shape = bound.root.result;
   if (shape === undefined) throw new Error('planAggregation of an $apply that yields entities');
   const filter = o.filter === undefined ? undefined : bindExpression(o.filter, scopeOf(input, bound.root, '$filter'));
   if (filter !== undefined && !isBoolean(filter.type)) throw new UriSemanticError(`$filter must be a Boolean expression, not ${typeName(filter.type)}.`, '$filter', 'BadRequest_InvalidRequestUrl');
-  if ((o.orderby?.length ?? 0) > 8) throw new QueryLimitError('$orderby takes at most 8 items.', '$orderby');
+  if (filter !== undefined) checkLambdaDepth(filter, input.model.service, '$filter');
+  checkOrderByLength(o.orderby?.length ?? 0, '$orderby');
   const orderBy = o.orderby?.map((i) => ({ expr: bindExpression(i.expr, scopeOf(input, bound.root, '$orderby')), direction: i.direction }));
   const columns = [...shape.values()];
   const sortCount = (orderBy ?? lastOrder(bound.steps) ?? []).length;
@@ -83,6 +91,7 @@ export function planAggregation(input: AggregationInput): PlannedAggregation {
     segments: [columns],
     keys: bound.keys,
     sortCount,
+    correlated: applyCorrelated || (filter !== undefined && lambdaDepth(filter) > 0),
     build(companyId, conditions) {
       const aliases = new AliasGenerator();
       const flow = planSteps(input, bound.steps, { pending: [], keys: [] }, { companyId, conditions, aliases });
@@ -108,6 +117,26 @@ function orderItems(input: AggregationInput, scope: QueryScope, order: readonly 
   });
   for (const k of keys) items.push({ expr: col(scope.alias, k.column), direction: 'ASC' });
   return items;
+}
+
+/** Every bound expression of the steps, `concat` branches included (for the limits and the cost model). */
+function boundExpressions(steps: readonly BoundStep[]): BoundExpr[] {
+  return steps.flatMap((s): BoundExpr[] => {
+    switch (s.kind) {
+      case 'filter':
+        return [s.predicate];
+      case 'group':
+        return [...s.stage.groupBy.map((g) => g.expr), ...s.stage.aggregates.flatMap((a) => (a.expr === undefined ? [] : [a.expr]))];
+      case 'order':
+        return s.items.map((i) => i.expr);
+      case 'slice':
+        return [];
+      case 'concat':
+        return s.branches.flatMap((b) => boundExpressions(b.steps));
+      default:
+        return assertNever(s, 'apply step');
+    }
+  });
 }
 
 /** The order of the last `orderby` step after the last stage (a stage's output has no order of its own). */
@@ -252,7 +281,7 @@ function branches(bound: BoundApply, before: readonly BoundStep[]): Branch[] {
  * its branch and its position in the branch's order, so the result keeps the branches' order. The
  * union's columns are the properties of all branches by name (u0, u1, ...), NULL where a branch lacks one.
  */
-function planConcat(input: AggregationInput, bound: BoundApply): PlannedAggregation {
+function planConcat(input: AggregationInput, bound: BoundApply, correlated: boolean): PlannedAggregation {
   const o = input.options;
   if (o.filter !== undefined || o.orderby !== undefined) throw new NotImplementedError('$filter and $orderby on the result of concat(...) are not supported; apply filter(...) and orderby(...) inside its branches.');
   const leaves = branches(bound, []);
@@ -264,6 +293,7 @@ function planConcat(input: AggregationInput, bound: BoundApply): PlannedAggregat
     segments,
     keys: [],
     sortCount: 0,
+    correlated,
     build(companyId, conditions) {
       const aliases = new AliasGenerator();
       const base: Base = { companyId, conditions, aliases };

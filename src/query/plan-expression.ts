@@ -47,6 +47,28 @@ export function enumValue(e: SqlExpr, enumType: EnumType): SqlExpr {
   };
 }
 
+/** The operands of a chain of one logical operator (`a or b or c` → [a, b, c]), left to right, without recursion. */
+function chainTerms(e: Extract<BoundExpr, { kind: 'logical' }>): BoundExpr[] {
+  const terms: BoundExpr[] = [];
+  const stack: BoundExpr[] = [e];
+  while (stack.length > 0) {
+    const x = stack.pop() as BoundExpr;
+    if (x.kind === 'logical' && x.operator === e.operator) stack.push(x.right, x.left);
+    else terms.push(x);
+  }
+  return terms;
+}
+
+/**
+ * The terms joined by AND or OR as a balanced tree (both are associative, in three-valued logic too):
+ * SQLite refuses expressions nested 1,000 deep, which a left-deep chain of 1,000 terms is.
+ */
+function balancedChain(terms: readonly SqlExpr[], operator: 'AND' | 'OR'): SqlExpr {
+  if (terms.length === 1) return terms[0] as SqlExpr;
+  const mid = Math.ceil(terms.length / 2);
+  return { kind: 'binary', operator, left: balancedChain(terms.slice(0, mid), operator), right: balancedChain(terms.slice(mid), operator) };
+}
+
 /** Plans an expression in a scope; `negated` is true under a `not`. */
 export function planExpression(e: BoundExpr, scope: QueryScope, ctx: ExprPlanContext, negated = false): SqlExpr {
   const d = ctx.dialect;
@@ -77,7 +99,7 @@ export function planExpression(e: BoundExpr, scope: QueryScope, ctx: ExprPlanCon
       return negated ? d.isTrue(cmp) : cmp;
     }
     case 'logical':
-      return { kind: 'binary', operator: e.operator === 'and' ? 'AND' : 'OR', left: plan(e.left), right: plan(e.right) };
+      return balancedChain(chainTerms(e).map((t) => plan(t)), e.operator === 'and' ? 'AND' : 'OR');
     case 'not':
       return { kind: 'not', operand: plan(e.operand, true) };
     case 'arithmetic': {

@@ -24,8 +24,12 @@ export interface PagePlan {
   readonly size: number;
   /** True when no next page can follow (a `$top` within the page size): the read fetches exactly the rows of the page. */
   readonly final: boolean;
-  /** The next link after a full page whose last row is `last`, when rows follow it; `value` reads a column of a row by alias. */
-  next<R>(last: R, value: (row: R, alias: string) => unknown): string | undefined;
+  /**
+   * The next link after a page whose last row is `last`, when rows follow it; `value` reads a column of
+   * a row by alias; `returned` is the rows the page holds (fewer than its size when the response budget
+   * ended it early), so a client `$top` continues with what is left of it.
+   */
+  next<R>(last: R, value: (row: R, alias: string) => unknown, returned?: number): string | undefined;
   /** Trims the extra row and builds the next link. */
   finish<R>(rows: R[], value: (row: R, alias: string) => unknown): { rows: R[]; nextLink?: string };
 }
@@ -90,8 +94,8 @@ export function planPage(ctx: OperationContext, type: EntityType, query: Planned
   ];
   const final = top !== undefined && top <= pageSize;
   const fetch = final ? top : pageSize + 1;
-  const next = <R>(last: R, value: (row: R, alias: string) => unknown): string | undefined => {
-    const remaining = top === undefined ? undefined : top - pageSize;
+  const next = <R>(last: R, value: (row: R, alias: string) => unknown, returned = pageSize): string | undefined => {
+    const remaining = top === undefined ? undefined : top - returned;
     if (remaining !== undefined && remaining <= 0) return undefined;
     const tokenValues: TokenValue[] = [];
     for (let i = 0; i < sortCount; i++) tokenValues.push((value(last, SORT_VALUE(i)) ?? null) as TokenValue);

@@ -61,6 +61,18 @@ export interface Dialect {
    */
   rowLimit(e: SqlExpr): SqlExpr;
   /**
+   * An expression that fails the statement with a 400 (QueryLimitError) carrying `message`, for
+   * limits the database meets while it runs (an expanded collection past its cap). SQLite: the
+   * `odata_raise_limit` function registered by db/database.ts.
+   */
+  raiseLimit(message: SqlExpr): SqlExpr;
+  /**
+   * A condition that is true while the running statement may go on and fails it once its time is up,
+   * for engines that cannot be interrupted from outside (SQLite: `odata_live()`, registered by the read
+   * threads); undefined where the engine cancels statements itself.
+   */
+  readonly livenessCheck?: SqlExpr;
+  /**
    * The weak ETag of a row version, as serialize/etag.ts formatEtag writes it (odata_etag, registered by
    * db/database.ts); with `stored`, the row's stored ETag text is used while its version matches.
    */

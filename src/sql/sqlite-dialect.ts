@@ -125,4 +125,6 @@ export const sqliteDialect: Dialect = {
   // A bound LIMIT/OFFSET that the planner reads (sqlite3ExprIsInteger on a variable) marks the
   // statement for re-preparation whenever the value is bound, i.e. on every run; a CAST hides it.
   rowLimit: (e) => (e.kind === 'param' ? { kind: 'cast', operand: e, type: 'INTEGER' } : e),
+  raiseLimit: (message) => call('odata_raise_limit', message),
+  livenessCheck: call('odata_live'),
 };

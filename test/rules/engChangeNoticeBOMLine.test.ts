@@ -5,7 +5,7 @@
  * with If-Match (428 without, 412 when stale).
  */
 import { startTestService, type TestService } from '../helpers/test-service.js';
-import { patch, refused, row, type Entity } from './rule-helpers.js';
+import { refused, row, type Entity } from './rule-helpers.js';
 
 let t: TestService;
 let ecn: Entity;
@@ -72,6 +72,10 @@ test('PATCH without If-Match → 428, with a stale one → 412; nothing changes'
   }
 });
 
-test('fields the service owns stay read-only on PATCH', async () => {
-  await refused(t, () => patch(t, entities()[0]?.[1] ?? '', { quantityPer: 9 }), 400, 'BadRequest_InvalidOperation', 'quantityPer', 'quantityPer');
+test('fields the service owns stay as they are on PATCH: the value sent is ignored (conventions §2, wave 2)', async () => {
+  const url = entities()[0]?.[1] ?? '';
+  const before = row(t, 'engChangeNoticeBOMLines', String(line['id']))?.['quantityPer'];
+  const r = await t.call('PATCH', url, { body: { quantityPer: 9 }, headers: { 'If-Match': '*' } });
+  expect(r.status).toBe(200);
+  expect(row(t, 'engChangeNoticeBOMLines', String(line['id']))?.['quantityPer']).toBe(before);
 });

@@ -5,6 +5,7 @@
 import { NotAcceptableError } from '../../errors/odata-error.js';
 import { toCsdlJson } from '../../serialize/csdl-json.js';
 import { toCsdlXml } from '../../serialize/csdl-xml.js';
+import { toOpenApi } from '../../serialize/openapi.js';
 import { jsonContentType, negotiateJson, parseMediaRanges } from '../format.js';
 import type { ODataRequest, ODataResponse } from '../request.js';
 import type { ServiceContext } from '../service-context.js';
@@ -45,4 +46,14 @@ export function metadataDocument(svc: ServiceContext, req: ODataRequest, format:
     svc.metadataCache.set(key, body);
   }
   return { status: 200, headers: { 'Content-Type': json ? 'application/json' : 'application/xml' }, body };
+}
+
+/** GET `{root}/openapi.json`: the OpenAPI 3.1 description (serialize/openapi.ts), built once. */
+export function openApiDocument(svc: ServiceContext): ODataResponse {
+  let body = svc.metadataCache.get('openapi');
+  if (body === undefined) {
+    body = JSON.stringify(toOpenApi(svc.model, { publicMetadata: svc.publicMetadata }));
+    svc.metadataCache.set('openapi', body);
+  }
+  return { status: 200, headers: { 'Content-Type': 'application/json' }, body };
 }

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { DEFAULT_LIMITS } from '../../../src/edm/service-limits.js';
 import os from 'node:os';
 import path from 'node:path';
 import { loadModel, ModelError, type ModelProblem } from '../../../src/edm/load-model.js';
@@ -17,7 +18,8 @@ describe('the repository model', () => {
   const task = type('engChangeOrderTask');
 
   test('has the service settings, all types, and the company root', () => {
-    expect(model.service).toEqual({ namespace: 'Microsoft.NAV', containerName: 'NAV', serviceRoot: '/api/v2.0', pageSize: 20000, maxPageSize: 20000, maxBodyBytes: 4194304, maxExpandDepth: 3, maxTop: 1000000 });
+    // The limits service.json leaves out take their defaults (edm/service-limits.ts).
+    expect(model.service).toEqual({ ...DEFAULT_LIMITS, namespace: 'Microsoft.NAV', containerName: 'NAV', serviceRoot: '/api/v2.0', pageSize: 20000, maxPageSize: 20000, maxBodyBytes: 4194304, maxExpandDepth: 3, maxTop: 1000000 });
     expect(model.entityTypes).toHaveLength(14);
     expect(model.enumTypes.map((e) => e.name)).toEqual(['bomLineType', 'ecnSourceSalesDocumentType', 'ecnSourceStatus', 'ecnSourceType', 'ecnStatus', 'ecoStatus', 'ecoTaskStatus', 'eventSubscriptionState', 'eventSubscriptionType']);
     expect(model.company.name).toBe('company');
