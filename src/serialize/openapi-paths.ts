@@ -59,7 +59,7 @@ function keyParameter(property: Property): JsonObject {
 function readOptions(type: EntityType, collection: boolean): JsonObject[] {
   const own = [parameterRef(`select.${type.name}`), parameterRef(`expand.${type.name}`)];
   if (!collection) return own;
-  return [parameterRef('filter'), parameterRef(`orderby.${type.name}`), parameterRef('top'), parameterRef('skip'), parameterRef('count'), ...own, parameterRef('maxpagesize')];
+  return [parameterRef('apply'), parameterRef('filter'), parameterRef(`orderby.${type.name}`), parameterRef('top'), parameterRef('skip'), parameterRef('count'), ...own, parameterRef('maxpagesize')];
 }
 
 /** An operation with the common parts. */
@@ -89,8 +89,8 @@ function collectionPaths(type: EntityType, form: UrlForm, out: Record<string, Js
   out[`${base}/$count`] = {
     parameters: [...form.parameters],
     get: operation(type, form, 'count', `Count ${type.entitySet}`, {
-      parameters: [parameterRef('filter')],
-      responses: { '200': { description: 'The number of entities that match', content: { 'text/plain': { schema: { type: 'integer', minimum: 0 } } } } },
+      parameters: [parameterRef('apply'), parameterRef('filter')],
+      responses: { '200': { description: 'The number of entities that match (of aggregated instances with $apply)', content: { 'text/plain': { schema: { type: 'integer', minimum: 0 } } } } },
     }),
   };
 }

@@ -82,7 +82,7 @@ test('operation ids are unique; list operations take the query options, unscoped
   for (const item of Object.values(doc.paths)) for (const op of Object.values(item)) if (typeof op === 'object' && op !== null && 'operationId' in op) ids.push(String(op.operationId));
   expect(new Set(ids).size).toBe(ids.length);
   const list = doc.paths['/engChangeNotices']?.['get'] as { parameters: { $ref: string }[] };
-  expect(list.parameters.map((p) => p.$ref.split('/').pop())).toEqual(['filter', 'orderby.engChangeNotice', 'top', 'skip', 'count', 'select.engChangeNotice', 'expand.engChangeNotice', 'maxpagesize']);
+  expect(list.parameters.map((p) => p.$ref.split('/').pop())).toEqual(['apply', 'filter', 'orderby.engChangeNotice', 'top', 'skip', 'count', 'select.engChangeNotice', 'expand.engChangeNotice', 'maxpagesize']);
   expect(doc.paths['/engChangeNotices']?.['parameters']).toEqual([{ $ref: '#/components/parameters/company' }]);
   expect(doc.paths['/companies({companyId})/engChangeNotices']?.['parameters']).toEqual([{ $ref: '#/components/parameters/companyId' }]);
 });
