@@ -14,6 +14,7 @@ import { companyPrefix } from '../serialize/context-url.js';
 import { authorize, rowScopeCompanies } from '../auth/authorize.js';
 import { readRow, recordNotFound } from './resolve-path.js';
 import { dispatch } from './dispatch.js';
+import { checkQueryOptions } from './check-query-options.js';
 import { metadataDocument, openApiDocument, serviceDocument } from './operations/metadata.js';
 import { OPENAPI_PATH } from '../serialize/openapi.js';
 import type { ODataRequest, ODataResponse, Principal } from './request.js';
@@ -38,7 +39,12 @@ function guidIn(property: string, ids: readonly string[]): Expr {
   };
 }
 
+/**
+ * Restricts the rows a request reads: AND-ed to `$filter`, or, with `$apply`, a first `filter`
+ * transformation, since `$filter` then applies to aggregated instances (Data Aggregation §3).
+ */
 function andFilter(options: QueryOptions, condition: Expr): QueryOptions {
+  if (options.apply !== undefined) return { ...options, apply: [{ kind: 'filter', predicate: condition, span: NO_SPAN }, ...options.apply] };
   const filter: Expr = options.filter === undefined ? condition : { kind: 'binary', operator: 'and', left: condition, right: options.filter, span: NO_SPAN };
   return { ...options, filter };
 }
@@ -123,6 +129,7 @@ function route(svc: ServiceContext, req: ODataRequest, principal: Principal | un
   const path = svc.paths.parse(req.path);
   const parsed = parseQueryOptions(req.rawQuery, svc.parseLimits);
   const bound = bindPath(svc.model, path);
+  checkQueryOptions(parsed, bound, method);
   if (bound.kind === 'serviceDocument' || bound.kind === 'metadata') {
     if (method !== 'GET') throw new MethodNotAllowedError(`'${req.method}' requests for the ${bound.kind === 'metadata' ? 'metadata document' : 'service document'} are not allowed; use GET.`, ['GET']);
     return bound.kind === 'metadata' ? metadataDocument(svc, req, parsed.format) : serviceDocument(svc, req, parsed.format);

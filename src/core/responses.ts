@@ -39,16 +39,21 @@ export function collectionResponse(
 ): ODataResponse {
   const body: Record<string, unknown> = {};
   if (opts.format.metadata !== 'none') body['@odata.context'] = context;
-  if (count !== undefined) body['@odata.count'] = count;
+  if (count !== undefined) body['@odata.count'] = countValue(count, opts.format);
   body['value'] = rows.map((r) => entityToJson(type, r, opts));
   if (nextLink !== undefined) body['@odata.nextLink'] = nextLink;
   return jsonResponse(200, body, opts.format);
 }
 
+/** `@odata.count` as JSON writes it: a number, or with IEEE754Compatible=true a string (JSON Format §3.2). */
+export function countValue(count: number, format: JsonFormat): number | string {
+  return format.ieee754Compatible ? String(count) : count;
+}
+
 /** `{"@odata.context":...,"@odata.count":n,"value":[` of a collection written from JSON texts. */
 function collectionTextHead(context: string, format: JsonFormat, count: number | undefined): string {
   const head = format.metadata !== 'none' ? `{"@odata.context":${JSON.stringify(context)},` : '{';
-  return `${head}${count === undefined ? '' : `"@odata.count":${JSON.stringify(count)},`}"value":`;
+  return `${head}${count === undefined ? '' : `"@odata.count":${JSON.stringify(countValue(count, format))},`}"value":`;
 }
 
 /**

@@ -42,7 +42,9 @@ export function registerSqliteFunctions(raw: BetterSqlite3.Database): void {
   });
   // The entity JSON the SQLite dialect writes falls back to these for values its SQL does not cover.
   raw.function('odata_etag', { deterministic: true }, (version: unknown) => formatEtag(version));
-  raw.function('odata_json_number', { deterministic: true }, (value: unknown, double: unknown) =>
-    typeof value === 'number' && double === 1 && !Number.isFinite(value) ? JSON.stringify(nonFiniteDouble(value)) : JSON.stringify(value),
-  );
+  // mode 0: a Decimal's JSON number, 1: a Double's (non-finite as OData's strings), 2: the text String() gives (IEEE754Compatible).
+  raw.function('odata_json_number', { deterministic: true }, (value: unknown, mode: unknown) => {
+    if (mode === 2) return value === null ? null : String(value);
+    return typeof value === 'number' && mode === 1 && !Number.isFinite(value) ? JSON.stringify(nonFiniteDouble(value)) : JSON.stringify(value);
+  });
 }

@@ -104,7 +104,6 @@ function buildEntityShell(document: MetadataDocument<EntityFile>, namespace: str
     entitySet: doc.entitySet,
     table: doc.entitySet,
     scope: doc.scope,
-    unscoped: doc.unscoped ?? true,
     key: checked(propertyByName.get(doc.key), `key ${doc.name}.${doc.key}`),
     properties,
     propertyByName,
@@ -119,6 +118,7 @@ function buildEntityShell(document: MetadataDocument<EntityFile>, namespace: str
     ...optional('rowScope', doc.rowScope ? { companyProperty: checked(propertyByName.get(doc.rowScope.companyProperty), `row scope ${doc.name}`), permission: doc.rowScope.permission } : undefined),
     ...optional('secret', doc.secret ? { prefix: doc.secret.prefix, bytes: doc.secret.bytes } : undefined),
     defaultOrderBy: [...(doc.defaultOrderBy ?? [])],
+    indexes: (doc.indexes ?? []).map((names) => names.map((name) => checked(propertyByName.get(name), `index ${doc.name}.${name}`))),
     ...optional('description', doc.description),
     source: document.source,
   };

@@ -91,11 +91,11 @@ export interface EntityFile {
   readonly entitySet: string;
   readonly description?: string;
   readonly scope: 'company' | 'global';
-  readonly unscoped?: boolean;
   readonly permissions?: PermissionSets;
   readonly capabilities?: { readonly insertable?: boolean; readonly updatable?: boolean; readonly deletable?: boolean };
   readonly key: string;
   readonly defaultOrderBy?: readonly string[];
+  readonly indexes?: readonly (readonly string[])[];
   readonly properties: readonly PropertyFile[];
   readonly navigationProperties?: readonly NavigationFile[];
   readonly actions?: readonly ActionFile[];

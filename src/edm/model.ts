@@ -105,7 +105,7 @@ export interface Property {
   readonly default?: DefaultValue;
   /** Set by the framework on every insert and update (e.g. lastModifiedDateTime). */
   readonly autoModified: boolean;
-  /** Unique within a company (or globally for unscoped types). */
+  /** Unique within a company (or globally for global types). */
   readonly unique: boolean;
   readonly storage: PropertyStorage;
   readonly description?: string;
@@ -194,8 +194,6 @@ export interface EntityType {
   readonly table: string;
   /** `company`: every row belongs to one company (hidden column); `global`: rows are shared. */
   readonly scope: 'company' | 'global';
-  /** The set is addressable without the `companies(...)` prefix (conventions §1). */
-  readonly unscoped: boolean;
   /** The single key property (CSDL §8.2); the framework supports single-property keys only. */
   readonly key: Property;
   /** Alternate keys (Core.AlternateKeys): property lists that also identify one entity in a key predicate. */
@@ -215,6 +213,8 @@ export interface EntityType {
   readonly secret?: RowSecret;
   /** Default sort when a request gives no $orderby (the key is always appended). */
   readonly defaultOrderBy: readonly string[];
+  /** More indexes the model asks for (model `indexes`), e.g. for grouping: stored properties, in order. */
+  readonly indexes: readonly (readonly Property[])[];
   readonly description?: string;
   /** Metadata file the type came from (for error messages). */
   readonly source: string;

@@ -27,6 +27,11 @@ export interface ExprPlanContext {
 
 const SQL_COMPARE: Record<Exclude<CompareOperator, 'eq' | 'ne'>, '>' | '>=' | '<' | '<='> = { gt: '>', ge: '>=', lt: '<', le: '<=' };
 
+/** true for the integer types, whose `mod` is integer division's remainder. */
+function isIntegral(t: BoundExpr['type']): boolean {
+  return t.kind === 'primitive' && (t.name === 'Edm.Int32' || t.name === 'Edm.Int64');
+}
+
 /** Escapes `%`, `_` and the escape character for a LIKE pattern. */
 export function escapeLike(text: string, escape: string): string {
   let out = '';
@@ -82,6 +87,8 @@ export function planExpression(e: BoundExpr, scope: QueryScope, ctx: ExprPlanCon
       const owner = e.navigations.length === 0 ? rowScope.type : (e.navigations[e.navigations.length - 1]?.target ?? rowScope.type);
       return s.kind === 'computed' ? computedExpr(owner, alias, s.computed, scope.aliases) : col(alias, e.property.name);
     }
+    case 'result':
+      return col(scope.alias, e.column);
     case 'compare': {
       if (e.operator === 'eq' || e.operator === 'ne') return d.nullSafeEquals(plan(e.left), plan(e.right), e.operator === 'ne');
       let left = plan(e.left);
@@ -111,7 +118,8 @@ export function planExpression(e: BoundExpr, scope: QueryScope, ctx: ExprPlanCon
         case 'divby':
           return d.exactDivide(left, right);
         case 'mod':
-          return { kind: 'binary', operator: '%', left, right };
+          // SQLite's % truncates both operands to integers; Decimal and Double take the true remainder (§5.1.1.2.5).
+          return isIntegral(e.type) ? { kind: 'binary', operator: '%', left, right } : d.remainder(left, right);
         default:
           return assertNever(op, 'arithmetic operator');
       }

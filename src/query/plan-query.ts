@@ -11,7 +11,8 @@ import type { OrderItem } from '../sql/nodes.js';
 import { sqliteDialect } from '../sql/sqlite-dialect.js';
 import type { ReadPlanInput } from './plan-read.js';
 import { bindExpression, type BindScope } from './bind-expression.js';
-import type { BoundExpr, PathRoot } from './bound-ast.js';
+import { BOOLEAN, type BoundExpr, type PathRoot } from './bound-ast.js';
+import { bindApply } from './bind-apply.js';
 import { isBoolean, typeName } from './expr-types.js';
 import { enumValue, planExpression, type ExprPlanContext } from './plan-expression.js';
 import type { QueryScope } from './query-scope.js';
@@ -124,6 +125,27 @@ export function exprContext(now: string): ExprPlanContext {
   return { dialect: sqliteDialect, now };
 }
 
+function conjunction(a: BoundExpr | undefined, b: BoundExpr): BoundExpr {
+  return a === undefined ? b : { kind: 'logical', operator: 'and', left: a, right: b, type: BOOLEAN };
+}
+
+/**
+ * The `filter` transformations of a `$apply` that only filters: its result are entities of the type,
+ * read like any collection (an aggregating `$apply` is planned by plan-apply.ts).
+ */
+function applyFilters(input: QueryPlanInput): BoundExpr | undefined {
+  const trafos = input.options.apply;
+  if (trafos === undefined) return undefined;
+  if (input.depth > 0) throw new NotImplementedError('$apply inside $expand is not supported.');
+  const bound = bindApply({ model: input.model, type: input.type, aliases: input.aliases }, trafos);
+  let all: BoundExpr | undefined;
+  for (const step of bound.steps) {
+    if (step.kind !== 'filter') throw new Error('an aggregating $apply planned as an entity read');
+    all = conjunction(all, step.predicate);
+  }
+  return all;
+}
+
 /** Plans the query options of a read of `type`. */
 export function planQuery(input: QueryPlanInput): PlannedQuery {
   const o = input.options;
@@ -131,7 +153,8 @@ export function planQuery(input: QueryPlanInput): PlannedQuery {
   if (o.search !== undefined) throw new NotImplementedError('$search is not supported; use $filter with contains().');
   if (o.compute !== undefined) throw new NotImplementedError('$compute is not supported.');
   checkTop(o.top, input.model.service, input.depth === 0 ? '$top' : '$top inside $expand');
-  const filter = o.filter === undefined ? undefined : bindFilter(input, o.filter);
+  const applied = applyFilters(input);
+  const filter = o.filter === undefined ? applied : conjunction(applied, bindFilter(input, o.filter));
   const orderBy = o.orderby === undefined ? defaultOrder(input.type) : bindOrderBy(input, o.orderby);
   const { select, list } = selection(input.type, o.select);
   const expand = o.expand === undefined ? [] : planExpand(input, o.expand);

@@ -38,6 +38,8 @@ export function lambdaDepth(e: BoundExpr): number {
       return 1 + (e.predicate === undefined ? 0 : lambdaDepth(e.predicate));
     case 'count':
       return 1 + (e.filter === undefined ? 0 : lambdaDepth(e.filter));
+    case 'result':
+      return 0;
     default:
       return assertNever(e, 'bound expression');
   }

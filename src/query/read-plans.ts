@@ -90,11 +90,11 @@ const keyReplacer = (_: string, v: unknown): unknown => (v instanceof Map ? [...
  * The request's shape: everything planning reads except the per-request values. The query options
  * are taken as the operation received them (not the URL), so conditions the core adds for the caller
  * (companies and row-scoped sets are filtered per grant) are part of the shape. undefined for
- * continuation pages, whose skiptoken values shape the SQL.
+ * continuation pages, whose skiptoken values shape the SQL. `kind` names the planner and what it reads.
  */
-function shapeKey(ctx: OperationContext, kind: ReadKind, type: EntityType, conditions: readonly PathCondition[], format: JsonFormat): string | undefined {
+export function shapeKey(ctx: OperationContext, kind: string, type: EntityType, conditions: readonly PathCondition[], format: JsonFormat): string | undefined {
   if (ctx.options.skiptoken !== undefined) return undefined;
-  const prefer = kind === 'collection' ? (ctx.req.headers['prefer'] ?? '') : '';
+  const prefer = kind.endsWith('collection') ? (ctx.req.headers['prefer'] ?? '') : '';
   const head = [kind, type.name, conditions.map((c) => c.property).join(','), format.metadata, format.ieee754Compatible, ctx.links.serviceRootUrl, ctx.links.prefix, prefer];
   return `${head.join('\n')}\n${optionsKey(ctx.options)}`;
 }
@@ -141,7 +141,7 @@ function planOptions(ctx: OperationContext, type: EntityType, format: JsonFormat
   const input = { model: ctx.svc.model, type, options: ctx.options, aliases: ctx.options.aliases, now, depth: 0 };
   const metadata = sqlJsonMetadata(format);
   if (metadata !== undefined) {
-    const json: SqlJsonOptions = { metadata, links: ctx.links };
+    const json: SqlJsonOptions = { metadata, links: ctx.links, ieee754Compatible: format.ieee754Compatible };
     const query = planQuery({ ...input, json });
     if (sqlJsonSupported(type, query.read.select, query.expand, metadata)) return { query, json };
   }

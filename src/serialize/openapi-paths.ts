@@ -31,11 +31,10 @@ interface UrlForm {
   readonly label: string;
 }
 
-/** The URL forms of a type: unscoped first (the shorter one), then company-scoped. */
+/** The URL forms of a type: unscoped first (the shorter one), then company-scoped (conventions §1: every set has both). */
 function urlForms(model: EdmModel, type: EntityType): UrlForm[] {
   if (type.scope === 'global') return [{ prefix: '', parameters: [], idPrefix: '', label: '' }];
   const scoped: UrlForm = { prefix: `/${model.company.entitySet}({companyId})`, parameters: [parameterRef('companyId')], idPrefix: 'company-', label: ' (company in the URL)' };
-  if (!type.unscoped) return [scoped];
   return [{ prefix: '', parameters: [parameterRef('company')], idPrefix: '', label: ' (company from ?company=, or your default company)' }, scoped];
 }
 
@@ -60,7 +59,7 @@ function keyParameter(property: Property): JsonObject {
 function readOptions(type: EntityType, collection: boolean): JsonObject[] {
   const own = [parameterRef(`select.${type.name}`), parameterRef(`expand.${type.name}`)];
   if (!collection) return own;
-  return [parameterRef('filter'), parameterRef(`orderby.${type.name}`), parameterRef('top'), parameterRef('skip'), parameterRef('count'), ...own, parameterRef('maxpagesize')];
+  return [parameterRef('apply'), parameterRef('filter'), parameterRef(`orderby.${type.name}`), parameterRef('top'), parameterRef('skip'), parameterRef('count'), ...own, parameterRef('maxpagesize')];
 }
 
 /** An operation with the common parts. */
@@ -90,8 +89,8 @@ function collectionPaths(type: EntityType, form: UrlForm, out: Record<string, Js
   out[`${base}/$count`] = {
     parameters: [...form.parameters],
     get: operation(type, form, 'count', `Count ${type.entitySet}`, {
-      parameters: [parameterRef('filter')],
-      responses: { '200': { description: 'The number of entities that match', content: { 'text/plain': { schema: { type: 'integer', minimum: 0 } } } } },
+      parameters: [parameterRef('apply'), parameterRef('filter')],
+      responses: { '200': { description: 'The number of entities that match (of aggregated instances with $apply)', content: { 'text/plain': { schema: { type: 'integer', minimum: 0 } } } } },
     }),
   };
 }

@@ -41,6 +41,14 @@ function commonParameters(model: EdmModel): Record<string, JsonObject> {
   return {
     companyId: { name: 'companyId', in: 'path', required: true, description: `The id of one of your companies (GET /${model.company.entitySet}).`, schema: { type: 'string', format: 'uuid' } },
     company: { name: 'company', in: 'query', description: 'The company (id or name) of an unscoped URL; default: your default company, or your only one.', schema: { type: 'string' } },
+    apply: {
+      name: '$apply',
+      in: 'query',
+      description:
+        'Aggregation computed by the service (OData Data Aggregation 4.0), e.g. groupby((status),aggregate($count as n)): aggregate, groupby, filter, orderby, top, skip, identity, concat. ' +
+        'The answer then holds aggregated instances (grouping properties and aliases) instead of entities; $filter, $orderby, $top, $skip and $count apply to them.',
+      schema: { type: 'string' },
+    },
     filter: { name: '$filter', in: 'query', description: "A condition, e.g. status eq 'Approved' and contains(number,'00') (OData URL Conventions §5.1.1).", schema: { type: 'string' } },
     top: { name: '$top', in: 'query', description: 'At most this many entities (§5.1.6).', schema: { type: 'integer', minimum: 0 } },
     skip: { name: '$skip', in: 'query', description: 'Skip this many entities (§5.1.7).', schema: { type: 'integer', minimum: 0 } },

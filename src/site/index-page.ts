@@ -13,7 +13,6 @@ export function indexPage(model: EdmModel): string {
   const root = model.service.serviceRoot;
   const link = (href: string, text: string, note: string): string => `<li><a href="${escapeHtml(href)}">${escapeHtml(text)}</a> ${note}</li>`;
   const sets = model.entityTypes
-    .filter((t) => t.scope === 'global' || t.unscoped)
     .map((t) => link(`${root}/${t.entitySet}`, t.entitySet, t.description === undefined ? '' : `&mdash; ${escapeHtml(t.description)}`))
     .join('\n');
   const name = model.app?.name ?? `${model.service.namespace} OData service`;

@@ -121,6 +121,10 @@ function exprHasSelect(e: SqlExpr): boolean {
       return e.args.some(exprHasSelect);
     case 'case':
       return (e.base !== undefined && exprHasSelect(e.base)) || e.whens.some((c) => exprHasSelect(c.when) || exprHasSelect(c.then)) || (e.otherwise !== undefined && exprHasSelect(e.otherwise));
+    case 'aggregate':
+      return e.arg !== undefined && exprHasSelect(e.arg);
+    case 'rowNumber':
+      return e.orderBy.some((o) => exprHasSelect(o.expr));
     case 'exists':
     case 'subquery':
       return true;
@@ -132,7 +136,7 @@ function exprHasSelect(e: SqlExpr): boolean {
 /** true when a SELECT has another SELECT inside (a derived table, a subquery, EXISTS). */
 function hasNestedSelect(s: SelectNode): boolean {
   return (
-    s.from.kind === 'derived' ||
+    s.from.kind !== 'table' ||
     s.joins.some((j) => j.from.kind === 'derived' || exprHasSelect(j.on)) ||
     s.columns.some((c) => exprHasSelect(c.expr)) ||
     (s.where !== undefined && exprHasSelect(s.where)) ||
@@ -159,11 +163,16 @@ function writeSelect(w: SqlWriter, s: SelectNode, top = false): void {
     writeExpr(w, j.on);
   }
   // The liveness check goes first: SQLite tests WHERE terms in order, so it runs for every row examined.
-  const live = w.liveness !== undefined && (top || hasNestedSelect(s)) ? w.liveness : undefined;
+  // A GROUP BY reads its whole input before it yields a row: it is checked too (aggregated reads, $apply).
+  const live = w.liveness !== undefined && (top || hasNestedSelect(s) || (s.groupBy?.length ?? 0) > 0) ? w.liveness : undefined;
   const where = live === undefined ? s.where : s.where === undefined ? live : { kind: 'binary' as const, operator: 'AND' as const, left: live, right: s.where };
   if (where !== undefined) {
     w.write(' WHERE ');
     writeExpr(w, where);
+  }
+  if (s.groupBy !== undefined && s.groupBy.length > 0) {
+    w.write(' GROUP BY ');
+    w.list(s.groupBy, (g) => writeExpr(w, g));
   }
   if (s.orderBy.length > 0) {
     w.write(' ORDER BY ');
@@ -193,6 +202,16 @@ function writeFrom(w: SqlWriter, f: FromItem): void {
     case 'derived':
       w.write('(');
       writeSelect(w, f.query);
+      w.write(') AS ');
+      w.ident(f.alias);
+      return;
+    case 'union':
+      w.write('(');
+      f.queries.forEach((q, i) => {
+        if (q.orderBy.length > 0 || q.limit !== undefined) throw new Error('a UNION ALL member cannot be ordered or limited');
+        if (i > 0) w.write(' UNION ALL ');
+        writeSelect(w, q);
+      });
       w.write(') AS ');
       w.ident(f.alias);
       return;
@@ -255,6 +274,25 @@ function writeExpr(w: SqlWriter, e: SqlExpr): void {
     case 'call':
       w.write(`${e.name}(`);
       w.list(e.args, (a) => writeExpr(w, a));
+      w.write(')');
+      return;
+    case 'rowNumber':
+      w.write(e.orderBy.length === 0 ? 'row_number() OVER (' : 'row_number() OVER (ORDER BY ');
+      w.list(e.orderBy, (o) => {
+        writeExpr(w, o.expr);
+        w.write(` ${o.direction}`);
+      });
+      w.write(')');
+      return;
+    case 'aggregate':
+      w.write(`${e.fn}(`);
+      if (e.arg === undefined) {
+        if (e.distinct) throw new Error('a DISTINCT aggregate needs an argument');
+        w.write('*');
+      } else {
+        if (e.distinct) w.write('DISTINCT ');
+        writeExpr(w, e.arg);
+      }
       w.write(')');
       return;
     case 'case':

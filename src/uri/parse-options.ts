@@ -86,6 +86,7 @@ function readWhole(option: SystemOption, lx: Lexer, into: OptionDraft): void {
   if (option === 'search' && lx.char() === ';') {
     throw lx.error('\';\' is not allowed in a search word; put the text in double quotes, as in "a;b"');
   }
+  if (option === 'apply') throw lx.expected("'/' and the next transformation, or the end of $apply");
   throw lx.expected(option === 'select' || option === 'expand' ? "',' or the end of the option" : 'the end of the option');
 }
 

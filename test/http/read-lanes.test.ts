@@ -33,6 +33,11 @@ const urls = (): string[] => [
   "/engChangeNotices/$count?$filter=status eq 'Approved'",
   '/engChangeOrders?$expand=engChangeOrderTasks($expand=predecessors)&$top=3',
   '/engChangeNotices?$top=3',
+  // Aggregated reads ($apply) go through the same executor.
+  '/engChangeNotices?$apply=groupby((status),aggregate($count as n))&$count=true',
+  '/engChangeNoticeBOMLines?$apply=groupby((engChangeNotice/status),aggregate(quantityPer with sum as total))&$orderby=total desc',
+  "/engChangeNotices/$count?$apply=filter(engChangeNoticeBOMLines/any(l:l/quantityPer gt 1))/groupby((status))",
+  '/engChangeNotices?$apply=groupby((changeReasonCode),aggregate(sourceSequence with sum as total))/concat(aggregate($count as groups),top(3))',
 ];
 
 test.each(urls().map((u, i) => [i]))('read %i answers alike on the event loop and in a thread', async (i) => {

@@ -21,11 +21,13 @@ const scoped = (): string => `/companies(${t.companyIds[0]})`;
 const collections = (): [string, string][] => [
   ['nested, unscoped', `/engChangeNotices(${ecn['id']})/engChangeNoticeBOMLines`],
   ['nested, scoped', `${scoped()}/engChangeNotices(${ecn['id']})/engChangeNoticeBOMLines`],
+  ['direct, unscoped', '/engChangeNoticeBOMLines'],
   ['direct, scoped', `${scoped()}/engChangeNoticeBOMLines`],
 ];
 const entities = (): [string, string][] => [
   ['nested, unscoped', `/engChangeNotices(${ecn['id']})/engChangeNoticeBOMLines(${line['id']})`],
   ['nested, scoped', `${scoped()}/engChangeNotices(${ecn['id']})/engChangeNoticeBOMLines(${line['id']})`],
+  ['direct, unscoped', `/engChangeNoticeBOMLines(${line['id']})`],
   ['direct, scoped', `${scoped()}/engChangeNoticeBOMLines(${line['id']})`],
 ];
 
@@ -44,10 +46,10 @@ test('DELETE on every BOM line route → 405 with Allow: GET, PATCH; the line st
   }
 });
 
-test('the direct set is company-scoped only: unscoped it is 404 and nothing changes', async () => {
-  const message = 'only available company-scoped';
-  await refused(t, () => t.call('POST', '/engChangeNoticeBOMLines', { body: { engChangeNoticeId: ecn['id'] } }), 404, 'BadRequest_ResourceNotFound', message);
-  await refused(t, () => t.call('DELETE', `/engChangeNoticeBOMLines(${line['id']})`), 404, 'BadRequest_ResourceNotFound', message);
+test('the direct set also answers unscoped (conventions §1), with an unscoped context URL', async () => {
+  const read = await t.call('GET', `/engChangeNoticeBOMLines(${line['id']})`);
+  expect(read.status).toBe(200);
+  expect(read.json['@odata.context']).toBe(`${t.root}/$metadata#engChangeNoticeBOMLines/$entity`);
 });
 
 test('PATCH with If-Match works on every entity route', async () => {

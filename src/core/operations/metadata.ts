@@ -10,12 +10,13 @@ import { jsonContentType, negotiateJson, parseMediaRanges } from '../format.js';
 import type { ODataRequest, ODataResponse } from '../request.js';
 import type { ServiceContext } from '../service-context.js';
 
-/** GET `{root}/`: the entity sets a client can address without a company prefix. */
+/**
+ * GET `{root}/`: every entity set of the container (conventions §1: each also answers without a
+ * company prefix), so clients that build their set list from it reach every set `$metadata` declares.
+ */
 export function serviceDocument(svc: ServiceContext, req: ODataRequest, format: string | undefined): ODataResponse {
   const f = negotiateJson(format, req.headers['accept']);
-  const value = svc.model.entityTypes
-    .filter((t) => t.scope === 'global' || t.unscoped)
-    .map((t) => ({ name: t.entitySet, kind: 'EntitySet', url: t.entitySet }));
+  const value = svc.model.entityTypes.map((t) => ({ name: t.entitySet, kind: 'EntitySet', url: t.entitySet }));
   const body = { '@odata.context': `${req.serviceRootUrl}/$metadata`, value };
   return { status: 200, headers: { 'Content-Type': jsonContentType(f) }, body: JSON.stringify(body) };
 }

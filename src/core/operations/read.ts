@@ -22,6 +22,8 @@ import type { ODataResponse } from '../request.js';
 import { collectionArrayTextResponse, collectionJoinedResponse, collectionResponse, entityResponse, entityTextResponse, jsonResponse, noContent } from '../responses.js';
 import { recordNotFound, resolvePath } from '../resolve-path.js';
 import { SORT_PREFIX } from '../../query/plan-page.js';
+import { aggregates } from '../../query/plan-apply.js';
+import { countAggregated, readAggregated } from './read-aggregated.js';
 
 /** The shapes the serializer needs for expanded navigations. */
 export function expandShapes(plans: readonly ExpandPlan[]): ExpandShape[] {
@@ -75,6 +77,7 @@ function pageBudget(ctx: OperationContext, context: string): number {
  * then carries a next link, so a large page costs memory in proportion to the budget, not to the data.
  */
 export function readCollection(ctx: OperationContext): ODataResponse | Promise<ODataResponse> {
+  if (aggregates(ctx.options)) return readAggregated(ctx);
   const format = negotiateJson(ctx.options.format, ctx.req.headers['accept']);
   const resolved = resolvePath(ctx.svc, ctx.path.steps, ctx.company?.id);
   const type = resolved.step.type;
@@ -128,6 +131,7 @@ export function readCollection(ctx: OperationContext): ODataResponse | Promise<O
 
 /** GET `.../$count`: the number of entities as text/plain (URL Conventions §4.8); $filter applies. */
 export function readCount(ctx: OperationContext): ODataResponse | Promise<ODataResponse> {
+  if (aggregates(ctx.options)) return countAggregated(ctx);
   const resolved = resolvePath(ctx.svc, ctx.path.steps, ctx.company?.id);
   const type = resolved.step.type;
   const plain = { metadata: 'minimal', ieee754Compatible: false } as const;

@@ -84,9 +84,8 @@ describe('the repository model', () => {
   test('has entity-level settings and bound actions', () => {
     const lines = type('engChangeNoticeBOMLine');
     expect(lines.capabilities).toEqual({ insertable: false, updatable: true, deletable: false });
-    expect(lines.unscoped).toBe(false);
-    expect(ecn.unscoped).toBe(true);
     expect(ecn.permissions).toEqual({ read: 'ECN-READ', write: 'ECN-WRITE' });
+    expect(ecn.indexes.map((props) => props.map((p) => p.name))).toEqual([['status']]);
     expect(task.permissions).toEqual({ read: 'TASK-READ', write: 'TASK-WRITE' });
     expect(type('contact').permissions).toBeUndefined();
     expect(model.company.capabilities).toEqual({ insertable: false, updatable: false, deletable: false });
@@ -287,6 +286,13 @@ describe('a broken model', () => {
     expect(expectProblem(dir, 'entities/contact.json', '/alternateKeys/0/0').fix).toContain('"number"');
     expect(expectProblem(dir, 'entities/contact.json', '/alternateKeys/1/0').message).toContain('non-nullable');
     expect(expectProblem(dir, 'entities/contact.json', '/alternateKeys/2').message).toContain('repeats the key');
+  });
+
+  test('indexes: an unknown property and a computed one are refused with the stored properties to choose from', () => {
+    const dir = copyModel();
+    editEntity(dir, 'engChangeNotice', (doc) => ({ ...doc, indexes: [['statuss'], ['number', 'bomExists']] }));
+    expect(expectProblem(dir, 'entities/engChangeNotice.json', '/indexes/0/0').fix).toContain('"status"');
+    expect(expectProblem(dir, 'entities/engChangeNotice.json', '/indexes/1/1').message).toContain('not a stored property');
   });
 
   test('row scope: only on global types, with a GUID company property, and no navigation may lead into the type', () => {
