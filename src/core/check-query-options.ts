@@ -1,8 +1,8 @@
 /**
  * Nothing a client sends is silently ignored (conventions §8): a system query option the service does
  * not implement is 501 BadRequest_NotImplemented naming it, one that does not apply to the resource is
- * 400. Unknown `$`-options never get here (the parser answers 400, as for a top-level `$levels`, which
- * the grammar allows only inside `$expand`, where planExpand answers 501). Checked once per request,
+ * 400. Unknown `$`-options never get here (the parser answers 400; it answers 501 for `$levels`, at the
+ * top and, through planExpand, inside `$expand`). Checked once per request,
  * before any work; the options the operations do implement are checked where they are planned.
  */
 import { NotImplementedError, UriSemanticError } from '../errors/odata-error.js';

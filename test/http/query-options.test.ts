@@ -37,12 +37,12 @@ describe.each([
   });
 });
 
-test('$levels inside $expand → 501 naming it; at the top level it is not an option (400)', async () => {
+test('$levels inside $expand and at the top level → 501 naming it (conventions §8)', async () => {
   const nested = await t.call('GET', '/engChangeNotices?$expand=changeReason($levels=2)');
   expect(nested.status).toBe(501);
   expect(nested.json.error.message).toContain('$levels');
   const top = await t.call('GET', '/engChangeNotices?$levels=2');
-  expect(top.status).toBe(400);
+  expect([top.status, top.json.error.code]).toEqual([501, 'BadRequest_NotImplemented']);
   expect(top.json.error.message).toContain('$levels');
 });
 
