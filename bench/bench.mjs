@@ -6,6 +6,9 @@
 //   npm run bench -- --only '^ecn-'                # a subset (regex on scenario names)
 //   BENCH_CPU_PROF=1 npm run bench                 # also writes a CPU profile of our server
 //
+// Scenarios: the harness's scenarios.json plus the project's own bench/scenarios.json (merged into
+// bench/.work/scenarios.json, passed with --scenarios).
+//
 // Steps: copy + install the harness and the CAP peer into bench/.work/ (once), seed CAP (its
 // seed.js) and ours (bench/lib/bench-data.mjs: the same rows), start the three servers on
 // loopback, verify every scenario on ours (exit 1 if one fails), run the harness with targets
@@ -79,7 +82,8 @@ async function main() {
 
   const headerArgs = token === undefined ? [] : ['--header', `ours=Authorization: Bearer ${token}`];
   const onlyArgs = args.only === undefined ? [] : ['--only', args.only];
-  const verifyCode = await runNode(work.runMjs, ['--target', `ours=${oursBase}`, ...headerArgs, ...onlyArgs, '--verify-only'], { cwd: work.harness });
+  const scenarioArgs = ['--scenarios', work.scenarios];
+  const verifyCode = await runNode(work.runMjs, ['--target', `ours=${oursBase}`, ...headerArgs, ...onlyArgs, ...scenarioArgs, '--verify-only'], { cwd: work.harness });
   if (verifyCode !== 0) {
     log('verification failed on ours: not timing');
     return 1;
@@ -90,7 +94,7 @@ async function main() {
   const runArgs = [
     '--target', `ours=${oursBase}`, '--target', `cap=${capRoot}`, '--target', `raw=${rawRoot}`,
     ...headerArgs, '--pid', `ours=${ours.pid}`, '--pid', `cap=${cap.pid}`, '--pid', `raw=${raw.pid}`,
-    '--duration', DURATION, '--rounds', ROUNDS, '--warmup', WARMUP, '--connections', CONNECTIONS, ...onlyArgs, '--out', jsonOut,
+    '--duration', DURATION, '--rounds', ROUNDS, '--warmup', WARMUP, '--connections', CONNECTIONS, ...onlyArgs, ...scenarioArgs, '--out', jsonOut,
   ];
   log(`running the harness: ${DURATION} s x ${ROUNDS} rounds, ${WARMUP} s warm-up, ${CONNECTIONS} connections`);
   const runCode = await runNode(work.runMjs, runArgs, { cwd: work.harness, teeFile: txtOut });

@@ -76,7 +76,7 @@ async function main() {
     if (!a['reuse-db']) throw e;
     token = undefined;
   }
-  const { scenarios, placeholders } = JSON.parse(fs.readFileSync(path.join(work.harness, 'scenarios.json'), 'utf8'));
+  const { scenarios, placeholders } = JSON.parse(fs.readFileSync(work.scenarios, 'utf8'));
   const only = new RegExp(a.only);
   const profDir = path.join(WORK, 'profiles');
   fs.mkdirSync(profDir, { recursive: true });

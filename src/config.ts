@@ -56,6 +56,8 @@ export interface ServiceOptions {
   readonly authRateLimit: { readonly windowMs: number; readonly max: number };
   /** Webhook delivery (see WebhookOptions). */
   readonly webhooks: WebhookOptions;
+  /** Origins whose browser apps may call the service (`https://app.example.com`); none: CORS is off (conventions §9). */
+  readonly corsOrigins: readonly string[];
 }
 
 /** The repository (or installed package) root: the nearest ancestor holding metadata/service.json. */
@@ -78,6 +80,7 @@ export function defaultOptions(overrides: Partial<ServiceOptions> = {}): Service
     publicMetadata: true,
     authRateLimit: { windowMs: 15 * 60_000, max: 50 },
     webhooks: DEFAULT_WEBHOOKS,
+    corsOrigins: [],
     ...overrides,
   };
 }

@@ -29,6 +29,11 @@ import { UserStore } from './auth/user-store.js';
 import { TokenStore } from './auth/token-store.js';
 import { Authenticator } from './auth/authenticator.js';
 import { AccessCache } from './auth/access-cache.js';
+import { FailedAuthentications } from './auth/failed-authentications.js';
+import { parseLimitsOf } from './uri/limits.js';
+import { PathTemplates } from './uri/path-templates.js';
+import { ReadPool } from './db/read-pool.js';
+import { ReadExecutor } from './db/read-executor.js';
 
 /** A running service instance. */
 export interface Service {
@@ -85,9 +90,17 @@ export function createService(options: ServiceOptions, rules: readonly EntityHoo
   const hookOutbound = new OutboundClient({ allowPrivate: options.webhooks.allowPrivate, timeoutMs: options.webhooks.handshakeTimeoutMs, maxSockets: 4 });
   const tokens = new TokenStore(db);
   const access = new AccessCache(db);
+  const parseLimits = parseLimitsOf(model.service);
+  const limits = model.service;
+  // Read threads need the database in a file they can open; an in-memory database runs every read on the event loop.
+  const pool =
+    options.dbFile !== ':memory:' && limits.readWorkers > 0
+      ? new ReadPool({ file: options.dbFile, threads: limits.readWorkers, maxQueued: limits.maxQueuedReads, timeoutMs: limits.requestTimeoutMs }, log)
+      : undefined;
   const context: ServiceContext = {
     model,
     db,
+    reads: new ReadExecutor(db, pool, limits.maxInlineRows),
     validator: new BodyValidator(),
     nextVersion: createVersionClock(),
     log,
@@ -97,11 +110,14 @@ export function createService(options: ServiceOptions, rules: readonly EntityHoo
     users,
     tokens,
     authenticator: new Authenticator(users, tokens, access, options.jwt, log),
+    authFailures: new FailedAuthentications(options.authRateLimit.windowMs, options.authRateLimit.max),
     access,
     publicMetadata: options.publicMetadata,
     outbound: hookOutbound,
     callTimeoutMs: options.webhooks.handshakeTimeoutMs,
     outboxSignal: new OutboxSignal(),
+    parseLimits,
+    paths: new PathTemplates(256, undefined, parseLimits),
   };
   const definitions = syncEventDefinitions(context);
   if (definitions.inserted + definitions.updated + definitions.deleted > 0) log.info(definitions, 'event definitions updated');
@@ -118,6 +134,7 @@ export function createService(options: ServiceOptions, rules: readonly EntityHoo
       delivery?.worker.stop();
       delivery?.outbound.close();
       hookOutbound.close();
+      void pool?.close();
       db.close();
     },
   };

@@ -87,6 +87,35 @@ function install(dir, log) {
   log(`  done in ${s.toFixed(0)} s`);
 }
 
+/** The project's own scenarios (wave 2: `$apply`, later `$batch`), run besides the harness's defaults. */
+export const OWN_SCENARIOS = path.join(REPO, 'bench', 'scenarios.json');
+
+/**
+ * Writes bench/.work/scenarios.json: the harness's default scenarios and the project's own, whose
+ * reads go before the first write (the defaults end with their writes) and whose placeholders join
+ * the defaults'. Returns its path, for the harness's --scenarios.
+ */
+export function mergedScenarioFile(harnessDir) {
+  const shared = JSON.parse(fs.readFileSync(path.join(harnessDir, 'scenarios.json'), 'utf8'));
+  const own = JSON.parse(fs.readFileSync(OWN_SCENARIOS, 'utf8'));
+  const names = new Set(shared.scenarios.map((s) => s.name));
+  const clash = own.scenarios.find((s) => names.has(s.name));
+  if (clash !== undefined) throw new Error(`${OWN_SCENARIOS}: the scenario ${clash.name} is already one of the harness's`);
+  const firstWrite = shared.scenarios.findIndex((s) => (s.method ?? 'GET') !== 'GET');
+  const at = firstWrite < 0 ? shared.scenarios.length : firstWrite;
+  const reads = own.scenarios.filter((s) => (s.method ?? 'GET') === 'GET');
+  const writes = own.scenarios.filter((s) => (s.method ?? 'GET') !== 'GET');
+  const merged = {
+    ...shared,
+    placeholders: { ...shared.placeholders, ...own.placeholders },
+    scenarios: [...shared.scenarios.slice(0, at), ...reads, ...shared.scenarios.slice(at), ...writes],
+  };
+  const file = path.join(WORK, 'scenarios.json');
+  fs.mkdirSync(WORK, { recursive: true });
+  fs.writeFileSync(file, `${JSON.stringify(merged, null, 2)}\n`);
+  return file;
+}
+
 /** Copies the harness into bench/.work/harness and installs it and the CAP peer; gives their folders. */
 export function prepareWorkFolder(log = (m) => console.error(m)) {
   const src = harnessSource();
@@ -97,5 +126,5 @@ export function prepareWorkFolder(log = (m) => console.error(m)) {
   install(harness, log);
   const cap = path.join(harness, 'peers', 'cap');
   install(cap, log);
-  return { harness, cap, raw: path.join(harness, 'peers', 'raw', 'server.mjs'), runMjs: path.join(harness, 'run.mjs') };
+  return { harness, cap, raw: path.join(harness, 'peers', 'raw', 'server.mjs'), runMjs: path.join(harness, 'run.mjs'), scenarios: mergedScenarioFile(harness) };
 }

@@ -30,10 +30,10 @@ export function rowScopeCompanies(principal: Principal, scope: RowScope): string
  * Throws unless the principal may create a row of a row-scoped type in `companyId`: 401 without any
  * grant in the company (as for company-scoped URLs), 403 without the type's permission set there.
  */
-export function authorizeRowCompany(principal: Principal, type: EntityType, companyId: string, companyName: string): void {
+export function authorizeRowCompany(principal: Principal, type: EntityType, companyId: string): void {
   if (type.rowScope === undefined) return;
   const granted = principal.grants.get(companyId);
-  if (granted === undefined || !principal.companies.has(companyId)) throw new CompanyAccessDeniedError(companyName);
+  if (granted === undefined || !principal.companies.has(companyId)) throw new CompanyAccessDeniedError();
   if (!granted.has(SUPER) && !granted.has(type.rowScope.permission)) throw new PermissionDeniedError(`TableData ${type.name}`, 'Write', type.rowScope.permission);
 }
 

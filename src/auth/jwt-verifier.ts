@@ -15,6 +15,11 @@ export interface JwtSettings {
   readonly clockToleranceSeconds: number;
   /** Minimum time between two JWKS fetches triggered by unknown key ids (ms). */
   readonly jwksCooldownMs: number;
+  /**
+   * The issuer's OAuth 2.0 authorize endpoint, named as `authorization_uri` in 401 challenges so that
+   * Excel's and Power BI's "Organizational account" credential can find the identity provider.
+   */
+  readonly authorizationUri?: string;
 }
 
 /** Verifies JWTs; `verify` resolves to the user claim's value or a reason. */

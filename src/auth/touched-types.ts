@@ -1,10 +1,11 @@
 /**
  * The entity types a query reads besides its target: every type reached by `$expand` (recursively) and
- * by navigation paths, `$count` paths and lambdas in `$filter`/`$orderby`. Authorization checks read
- * permission on each, so no option can read rows the caller may not read directly.
+ * by navigation paths, `$count` paths and lambdas in `$filter`/`$orderby` and in the transformations
+ * of `$apply` (groupby paths, aggregated expressions, filters). Authorization checks read permission
+ * on each, so no option can read rows the caller may not read directly.
  */
 import type { EntityType } from '../edm/model.js';
-import type { Expr, ExpandItem, MemberSegment, NestedQueryOptions } from '../uri/ast.js';
+import type { ApplyTransformation, Expr, ExpandItem, MemberSegment, NestedQueryOptions } from '../uri/ast.js';
 import { assertNever } from '../util/assert-never.js';
 
 type Scope = ReadonlyMap<string, EntityType>;
@@ -74,8 +75,52 @@ function walkExpand(type: EntityType, items: readonly ExpandItem[], out: Set<Ent
   }
 }
 
+/**
+ * The types `$apply` reads, up to and including its first aggregating transformation: later paths,
+ * `$filter` and `$orderby` name properties of aggregated instances, whose navigations were walked in
+ * the grouping paths already. Returns true when a transformation aggregates.
+ */
+function walkApply(type: EntityType, trafos: readonly ApplyTransformation[], out: Set<EntityType>): boolean {
+  const none: Scope = new Map();
+  for (const t of trafos) {
+    switch (t.kind) {
+      case 'filter':
+        walkExpr(t.predicate, type, none, out);
+        break;
+      case 'groupby':
+        for (const g of t.groupBy) if (g.kind === 'path') walkSegments(type, g.path.segments, out);
+        walkApply(type, t.then ?? [], out);
+        return true;
+      case 'aggregate':
+        for (const item of t.items) {
+          if (item.kind === 'method') walkExpr(item.expr, type, none, out);
+          else walkSegments(type, item.kind === 'count' ? item.path : item.path.segments, out);
+          for (const from of item.from) for (const p of from.groupBy) walkSegments(type, p.segments, out);
+        }
+        return true;
+      case 'orderby':
+        // Before an aggregation it orders entities: its paths read like $orderby's.
+        for (const ob of t.items) walkExpr(ob.expr, type, none, out);
+        break;
+      case 'top':
+      case 'skip':
+      case 'identity':
+        break;
+      case 'concat':
+        for (const branch of t.branches) walkApply(type, branch, out);
+        return true;
+      case 'unsupported':
+        return true;
+      default:
+        return assertNever(t, 'transformation');
+    }
+  }
+  return false;
+}
+
 function walkOptions(type: EntityType, o: NestedQueryOptions, out: Set<EntityType>): void {
   const none: Scope = new Map();
+  if (o.apply !== undefined && walkApply(type, o.apply, out)) return;
   if (o.filter !== undefined) walkExpr(o.filter, type, none, out);
   for (const ob of o.orderby ?? []) walkExpr(ob.expr, type, none, out);
   if (o.expand !== undefined) walkExpand(type, o.expand, out);

@@ -9,12 +9,14 @@ import path from 'node:path';
 import { defaultOptions } from '../config.js';
 import { createService, type Service } from '../service.js';
 import { createRequestListener } from '../http/express-app.js';
+import { isOrigin } from '../http/cors.js';
 import { businessRules } from '../rules/index.js';
 import { DEMO_DEFAULT_COMPANY, seedDemoIfEmpty, seedDemoUsers } from '../seed/demo.js';
 import { DEFAULT_WEBHOOKS, type ServiceOptions, type WebhookOptions } from '../config.js';
 import { intFlag, parseFlags, UsageError } from './args.js';
 import { databaseFailure, isDatabaseFailure, StartupError } from './startup-error.js';
 import { watch } from './watch.js';
+import { demoToken, type DemoToken } from './demo-token.js';
 
 /** Help text of `serve`. */
 export const SERVE_HELP = `Usage: ecn-odata serve [options]
@@ -34,7 +36,11 @@ Options:
   --jwt-jwks-url URL    where the issuer publishes its signing keys (JWKS)
   --jwt-user-claim C    the claim that names the user (default preferred_username)
   --jwt-clock-skew S    seconds of clock skew tolerated on exp/nbf (default 60)
+  --jwt-authorization-uri URL  the issuer's OAuth 2.0 authorize endpoint, named in 401 challenges
+                        (authorization_uri) for Excel's and Power BI's Organizational account
   --protect-metadata    require a token for the service document and $metadata too
+  --cors-origin URL     let browser apps of this origin (https://app.example.com) call the service;
+                        repeatable (default: none, CORS is off)
   --public-url URL      base URL clients reach the service at, for entity URLs in webhook
                         notifications (default http://<host>:<port>)
   --webhooks-allow-private  allow webhook targets on private, loopback and link-local addresses
@@ -72,7 +78,9 @@ async function startServing(argv: string[]): Promise<Server | undefined> {
     'jwt-jwks-url': { type: 'string' },
     'jwt-user-claim': { type: 'string' },
     'jwt-clock-skew': { type: 'string' },
+    'jwt-authorization-uri': { type: 'string' },
     'protect-metadata': { type: 'boolean' },
+    'cors-origin': { type: 'string', multiple: true },
     'public-url': { type: 'string' },
     'webhooks-allow-private': { type: 'boolean' },
     'webhooks-timeout': { type: 'string' },
@@ -106,15 +114,16 @@ async function startServing(argv: string[]): Promise<Server | undefined> {
   });
   const webhooks = webhookOptions(values, host, port);
   const jwt = jwtOptions(values);
+  const cors = corsOrigins(values);
   let service: Service;
-  let demoToken: string | undefined;
+  let admin: DemoToken | undefined;
   try {
     if (dbFile !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(dbFile)), { recursive: true });
-    service = createService({ ...opts, ...jwt, publicMetadata: values['protect-metadata'] !== true, webhooks }, businessRules);
+    service = createService({ ...opts, ...jwt, publicMetadata: values['protect-metadata'] !== true, webhooks, corsOrigins: cors }, businessRules);
     if (seed === 'demo') {
       seedDemoIfEmpty(service.context);
       seedDemoUsers(service.context.users);
-      demoToken = service.context.tokens.issue('ADMIN', 30 * 86_400_000).token;
+      admin = demoToken(service.context.tokens, dbFile);
     }
   } catch (e) {
     if (isDatabaseFailure(e)) throw databaseFailure('serve', dbFile, e);
@@ -136,9 +145,10 @@ async function startServing(argv: string[]): Promise<Server | undefined> {
       console.log(`ecn-odata serving ${root}/ (database ${dbFile})`);
       console.log(`  service document: ${root}/`);
       console.log(`  metadata:         ${root}/$metadata`);
-      if (demoToken !== undefined) {
-        console.log(`  token for ADMIN (SUPER in both demo companies, valid 30 days):`);
-        console.log(`  ${demoToken}`);
+      if (admin !== undefined) {
+        const until = admin.expiresAt === null ? '' : `, valid until ${admin.expiresAt.slice(0, 10)}`;
+        console.log(`  token for ADMIN (SUPER in both demo companies${until}; ${admin.issued ? 'new' : 'the one issued before'}):`);
+        console.log(`  ${admin.token}`);
       }
       resolve(server);
     });
@@ -166,7 +176,11 @@ function jwtOptions(values: Record<string, string | boolean | undefined>): Parti
   const issuer = values['jwt-issuer'];
   const audience = values['jwt-audience'];
   const jwksUrl = values['jwt-jwks-url'];
-  if (issuer === undefined && audience === undefined && jwksUrl === undefined) return {};
+  const authorizationUri = values['jwt-authorization-uri'];
+  if (issuer === undefined && audience === undefined && jwksUrl === undefined) {
+    if (authorizationUri !== undefined) throw new UsageError('ecn-odata serve: --jwt-authorization-uri needs --jwt-issuer, --jwt-audience and --jwt-jwks-url.');
+    return {};
+  }
   if (typeof issuer !== 'string' || typeof audience !== 'string' || typeof jwksUrl !== 'string') {
     throw new UsageError('ecn-odata serve: JWT needs all of --jwt-issuer, --jwt-audience and --jwt-jwks-url.');
   }
@@ -177,8 +191,32 @@ function jwtOptions(values: Record<string, string | boolean | undefined>): Parti
   } catch {
     throw new UsageError(`ecn-odata serve: --jwt-jwks-url '${jwksUrl}' is not a URL.`);
   }
+  if (typeof authorizationUri === 'string' && !/^https?:$/.test(urlProtocol(authorizationUri))) {
+    throw new UsageError(`ecn-odata serve: --jwt-authorization-uri '${authorizationUri}' is not an http or https URL.`);
+  }
   const claim = typeof values['jwt-user-claim'] === 'string' ? values['jwt-user-claim'] : 'preferred_username';
-  return { jwt: { issuer, audience, jwksUrl, userClaim: claim, clockToleranceSeconds: skew, jwksCooldownMs: 30_000 } };
+  return {
+    jwt: { issuer, audience, jwksUrl, userClaim: claim, clockToleranceSeconds: skew, jwksCooldownMs: 30_000, ...(typeof authorizationUri === 'string' ? { authorizationUri } : {}) },
+  };
+}
+
+/** The protocol of a URL (`https:`), or '' when the text is not a URL. */
+function urlProtocol(text: string): string {
+  try {
+    return new URL(text).protocol;
+  } catch {
+    return '';
+  }
+}
+
+/** The origins of `--cors-origin` (repeatable), each checked to be an origin as browsers send it. */
+function corsOrigins(values: Record<string, unknown>): string[] {
+  const given = values['cors-origin'];
+  const origins = Array.isArray(given) ? given.map(String) : [];
+  for (const origin of origins) {
+    if (!isOrigin(origin)) throw new UsageError(`ecn-odata serve: --cors-origin '${origin}' is not an origin; write scheme, host and port only, e.g. https://app.example.com or http://localhost:3000.`);
+  }
+  return origins;
 }
 
 /** A whole number of milliseconds from a flag, or a UsageError. */

@@ -5,9 +5,8 @@
  * the one error mapper, and every response carries `OData-Version: 4.0`.
  */
 import { toErrorResponse } from '../errors/to-error-response.js';
-import { CompanyAccessDeniedError, MethodNotAllowedError } from '../errors/odata-error.js';
+import { AuthenticationError, CompanyAccessDeniedError, MethodNotAllowedError, TooManyRequestsError } from '../errors/odata-error.js';
 import { parseQueryOptions } from '../uri/parse-options.js';
-import { PathTemplates } from '../uri/path-templates.js';
 import { bindPath } from '../uri/bind-path.js';
 import type { Expr, QueryOptions } from '../uri/ast.js';
 import type { ResourcePathBinding } from './operation-context.js';
@@ -15,19 +14,18 @@ import { companyPrefix } from '../serialize/context-url.js';
 import { authorize, rowScopeCompanies } from '../auth/authorize.js';
 import { readRow, recordNotFound } from './resolve-path.js';
 import { dispatch } from './dispatch.js';
-import { metadataDocument, serviceDocument } from './operations/metadata.js';
+import { checkQueryOptions } from './check-query-options.js';
+import { metadataDocument, openApiDocument, serviceDocument } from './operations/metadata.js';
+import { OPENAPI_PATH } from '../serialize/openapi.js';
 import type { ODataRequest, ODataResponse, Principal } from './request.js';
-import { findCompany, resolveCompany } from './resolve-company.js';
+import { resolveCompany } from './resolve-company.js';
 import type { ServiceContext } from './service-context.js';
 
 const NO_SPAN = { start: 0, end: 0 };
 
-/** Resource paths parsed once per shape (uri/path-templates.ts). */
-const pathTemplates = new PathTemplates();
-
-/** The service document and $metadata, which may be served without a token. */
+/** The service document, $metadata and the OpenAPI description, which may be served without a token. */
 function isMetadataPath(path: string): boolean {
-  return path === '' || path === '/' || path === '/$metadata';
+  return path === '' || path === '/' || path === '/$metadata' || path === OPENAPI_PATH;
 }
 
 /** `<property> in (<guid>, ...)`: the condition the read restrictions AND to the client's $filter. */
@@ -41,7 +39,12 @@ function guidIn(property: string, ids: readonly string[]): Expr {
   };
 }
 
+/**
+ * Restricts the rows a request reads: AND-ed to `$filter`, or, with `$apply`, a first `filter`
+ * transformation, since `$filter` then applies to aggregated instances (Data Aggregation §3).
+ */
 function andFilter(options: QueryOptions, condition: Expr): QueryOptions {
+  if (options.apply !== undefined) return { ...options, apply: [{ kind: 'filter', predicate: condition, span: NO_SPAN }, ...options.apply] };
   const filter: Expr = options.filter === undefined ? condition : { kind: 'binary', operator: 'and', left: condition, right: options.filter, span: NO_SPAN };
   return { ...options, filter };
 }
@@ -54,7 +57,7 @@ function restrictCompanies(svc: ServiceContext, bound: ResourcePathBinding, opti
   const root = bound.steps[0];
   if (root === undefined || root.type !== svc.model.company || bound.company.kind !== 'none') return options;
   if (root.key !== undefined) {
-    if (!principal.companies.has(String(root.key))) throw new CompanyAccessDeniedError(findCompany(svc, String(root.key))?.name ?? String(root.key));
+    if (!principal.companies.has(String(root.key))) throw new CompanyAccessDeniedError();
     return options;
   }
   return andFilter(options, guidIn(svc.model.company.key.name, [...principal.companies]));
@@ -84,15 +87,49 @@ function restrictRowScope(svc: ServiceContext, bound: ResourcePathBinding, optio
  */
 function handleUnsafe(svc: ServiceContext, req: ODataRequest): ODataResponse | Promise<ODataResponse> {
   if (svc.publicMetadata && isMetadataPath(req.path)) return route(svc, req, undefined);
-  const principal = svc.authenticator.authenticate(req.headers['authorization'], { requestId: req.requestId, clientAddress: req.clientAddress });
-  return principal instanceof Promise ? principal.then((p) => route(svc, req, p)) : route(svc, req, principal);
+  const credential = req.headers['authorization'];
+  if (svc.authFailures.anyRecent()) {
+    // A credential that kept failing from this address is not checked again (conventions §11).
+    const wait = svc.authFailures.credentialBlocked(req.clientAddress, credential);
+    if (wait !== undefined) throw rateLimited(svc, req, wait);
+  }
+  let principal: Principal | Promise<Principal>;
+  try {
+    principal = svc.authenticator.authenticate(credential, { requestId: req.requestId, clientAddress: req.clientAddress });
+  } catch (e) {
+    throw countFailure(svc, req, e);
+  }
+  if (!(principal instanceof Promise)) return route(svc, req, principal);
+  return principal.then(
+    (p) => route(svc, req, p),
+    (e: unknown) => {
+      throw countFailure(svc, req, e);
+    },
+  );
+}
+
+/** Counts an authentication failure; the error to answer with (429 once the address is over the limit). */
+function countFailure(svc: ServiceContext, req: ODataRequest, e: unknown): unknown {
+  if (!(e instanceof AuthenticationError)) return e;
+  const wait = svc.authFailures.failed(req.clientAddress, req.headers['authorization']);
+  return wait === undefined ? e : rateLimited(svc, req, wait);
+}
+
+function rateLimited(svc: ServiceContext, req: ODataRequest, wait: number): TooManyRequestsError {
+  svc.log.warn({ requestId: req.requestId, clientAddress: req.clientAddress }, 'authentication rate limit reached');
+  return new TooManyRequestsError(wait);
 }
 
 function route(svc: ServiceContext, req: ODataRequest, principal: Principal | undefined): ODataResponse | Promise<ODataResponse> {
   const method = req.method === 'HEAD' ? 'GET' : req.method;
-  const path = pathTemplates.parse(req.path);
-  const parsed = parseQueryOptions(req.rawQuery);
+  if (req.path === OPENAPI_PATH) {
+    if (method !== 'GET') throw new MethodNotAllowedError(`'${req.method}' requests for the OpenAPI description are not allowed; use GET.`, ['GET']);
+    return openApiDocument(svc);
+  }
+  const path = svc.paths.parse(req.path);
+  const parsed = parseQueryOptions(req.rawQuery, svc.parseLimits);
   const bound = bindPath(svc.model, path);
+  checkQueryOptions(parsed, bound, method);
   if (bound.kind === 'serviceDocument' || bound.kind === 'metadata') {
     if (method !== 'GET') throw new MethodNotAllowedError(`'${req.method}' requests for the ${bound.kind === 'metadata' ? 'metadata document' : 'service document'} are not allowed; use GET.`, ['GET']);
     return bound.kind === 'metadata' ? metadataDocument(svc, req, parsed.format) : serviceDocument(svc, req, parsed.format);

@@ -43,6 +43,7 @@ export interface ODataRequest {
 /** The response the core produces. */
 export interface ODataResponse {
   readonly status: number;
-  readonly headers: Record<string, string>;
+  /** Header values by name; a list is sent as one header line per value (`WWW-Authenticate`). */
+  readonly headers: Record<string, string | readonly string[]>;
   readonly body?: string | Buffer;
 }

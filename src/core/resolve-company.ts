@@ -1,8 +1,8 @@
 /**
- * Decides the company of a request (conventions §1): the `companies(<id>)` prefix, or for unscoped
- * URLs the `company=<id or name>` option, the caller's default company, or the caller's only company.
+ * Decides the company of a request (conventions §1, §11): the `companies(<id>)` prefix, or for unscoped
+ * URLs the `company=<id or name>` option, the caller's default company, the caller's only company.
  */
-import { CompanyAccessDeniedError, ODataError, NotFoundError } from '../errors/odata-error.js';
+import { CompanyAccessDeniedError, ODataError } from '../errors/odata-error.js';
 import { GUID } from '../edm/values.js';
 import { compile } from '../sql/compile.js';
 import { sqliteDialect } from '../sql/sqlite-dialect.js';
@@ -30,14 +30,21 @@ function loadCompany(svc: ServiceContext, idOrName: string): CompanyIdentity | u
   return row === undefined ? undefined : { id: String(row['id']), name: String(row['name']) };
 }
 
-function allowed(principal: Principal, id: string): boolean {
-  return principal.companies.has(id);
+/** The company if it exists and the caller has a grant in it. */
+function accessible(svc: ServiceContext, principal: Principal, idOrName: string): CompanyIdentity | undefined {
+  const found = findCompany(svc, idOrName);
+  return found !== undefined && principal.companies.has(found.id) ? found : undefined;
 }
 
 /** A company by id or name, if it exists. */
 export { findCompany };
 
-/** The company id a request works on, or undefined for global resources. */
+/**
+ * The company a request works on, or undefined for global resources. A company the caller may not use
+ * and one that does not exist answer alike (401 naming neither, conventions §11). Unscoped URLs take,
+ * in order (conventions §1): the `company=` option, the caller's default company, the caller's only
+ * company, and last the service's default company (`serve --default-company`) when the caller may use it.
+ */
 export function resolveCompany(
   svc: ServiceContext,
   ref: CompanyRef,
@@ -45,30 +52,24 @@ export function resolveCompany(
   companyOption: string | undefined,
 ): CompanyIdentity | undefined {
   if (ref.kind === 'none') return undefined;
-  if (ref.kind === 'path') {
-    const found = findCompany(svc, ref.id);
-    if (found === undefined) throw new NotFoundError(`The company '${ref.id}' does not exist.`, 'Internal_CompanyNotFound');
-    if (!allowed(principal, found.id)) throw new CompanyAccessDeniedError(found.name);
+  if (ref.kind === 'path' || companyOption !== undefined) {
+    const found = accessible(svc, principal, ref.kind === 'path' ? ref.id : (companyOption as string));
+    if (found === undefined) throw new CompanyAccessDeniedError();
     return found;
   }
-  const named = companyOption ?? principal.defaultCompany ?? svc.defaultCompany;
-  if (named !== undefined) {
-    const found = findCompany(svc, named);
-    if (found === undefined) {
-      throw new ODataError(400, 'Internal_CompanyNotFound', `The company '${named}' cannot be found. Name an existing company with the query option company=<id or name>.`);
-    }
-    if (!allowed(principal, found.id)) throw new CompanyAccessDeniedError(found.name);
-    return found;
-  }
+  const own = principal.defaultCompany === undefined ? undefined : accessible(svc, principal, principal.defaultCompany);
+  if (own !== undefined) return own;
   if (principal.companies.size === 1) {
     const [only] = principal.companies;
     const found = only === undefined ? undefined : findCompany(svc, only);
     if (found !== undefined) return found;
   }
+  const service = svc.defaultCompany === undefined ? undefined : accessible(svc, principal, svc.defaultCompany);
+  if (service !== undefined) return service;
   throw new ODataError(
     400,
     'Internal_CompanyNotFound',
-    'Cannot process the request because the default company cannot be found. Name a company with the query option ' +
-      'company=<id or name>, or use the company-scoped URL companies(<companyId>)/<entitySet>.',
+    'Cannot process the request because no company is chosen: you have access to several companies and no default one. Name a company with the query option ' +
+      'company=<id or name>, or use the company-scoped URL companies(<companyId>)/<entitySet>; GET companies lists yours.',
   );
 }

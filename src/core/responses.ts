@@ -6,7 +6,6 @@ import type { DbRow } from '../db/database.js';
 import type { EntityType } from '../edm/model.js';
 import { entityToJson, rowEtag, rowUrl, type EntityJsonOptions } from '../serialize/entity-json.js';
 import { jsonContentType, type JsonFormat } from './format.js';
-import { TextBody } from '../serialize/text-body.js';
 import type { ODataResponse } from './request.js';
 
 /** A JSON response with the OData content type of `format`. */
@@ -40,37 +39,33 @@ export function collectionResponse(
 ): ODataResponse {
   const body: Record<string, unknown> = {};
   if (opts.format.metadata !== 'none') body['@odata.context'] = context;
-  if (count !== undefined) body['@odata.count'] = count;
+  if (count !== undefined) body['@odata.count'] = countValue(count, opts.format);
   body['value'] = rows.map((r) => entityToJson(type, r, opts));
   if (nextLink !== undefined) body['@odata.nextLink'] = nextLink;
   return jsonResponse(200, body, opts.format);
 }
 
+/** `@odata.count` as JSON writes it: a number, or with IEEE754Compatible=true a string (JSON Format §3.2). */
+export function countValue(count: number, format: JsonFormat): number | string {
+  return format.ieee754Compatible ? String(count) : count;
+}
+
 /** `{"@odata.context":...,"@odata.count":n,"value":[` of a collection written from JSON texts. */
 function collectionTextHead(context: string, format: JsonFormat, count: number | undefined): string {
   const head = format.metadata !== 'none' ? `{"@odata.context":${JSON.stringify(context)},` : '{';
-  return `${head}${count === undefined ? '' : `"@odata.count":${JSON.stringify(count)},`}"value":`;
+  return `${head}${count === undefined ? '' : `"@odata.count":${JSON.stringify(countValue(count, format))},`}"value":`;
 }
 
 /**
- * A collection whose entities are JSON texts already (written by the database), assembled as bytes
- * while `entities` yields them (see TextBody): the same bytes as collectionResponse, with
- * `@odata.context`, `@odata.count`, `value`, `@odata.nextLink` in that order. `nextLink` is asked
- * once the entities are consumed.
+ * A collection whose entities are JSON texts already (written by the database), joined with commas
+ * (UTF-8 bytes when a read thread sent them): the same bytes as collectionResponse, with
+ * `@odata.context`, `@odata.count`, `value`, `@odata.nextLink` in that order.
  */
-export function collectionTextResponse(entities: Iterable<string>, context: string, format: JsonFormat, count: number | undefined, nextLink: () => string | undefined): ODataResponse {
-  const body = new TextBody();
-  body.add(collectionTextHead(context, format, count));
-  body.add('[');
-  let first = true;
-  for (const entity of entities) {
-    if (!first) body.add(',');
-    body.add(entity);
-    first = false;
-  }
-  const link = nextLink();
-  body.add(link === undefined ? ']}' : `],"@odata.nextLink":${JSON.stringify(link)}}`);
-  return { status: 200, headers: { 'Content-Type': jsonContentType(format), 'OData-Version': '4.0' }, body: body.finish() };
+export function collectionJoinedResponse(entities: string | Uint8Array, context: string, format: JsonFormat, count: number | undefined, nextLink: string | undefined): ODataResponse {
+  const head = `${collectionTextHead(context, format, count)}[`;
+  const tail = nextLink === undefined ? ']}' : `],"@odata.nextLink":${JSON.stringify(nextLink)}}`;
+  const body = typeof entities === 'string' ? head + entities + tail : Buffer.concat([Buffer.from(head, 'utf8'), entities, Buffer.from(tail, 'utf8')]);
+  return { status: 200, headers: { 'Content-Type': jsonContentType(format), 'OData-Version': '4.0' }, body };
 }
 
 /** A whole collection (no next link) whose `value` array is one JSON text already (written by the database). */

@@ -13,11 +13,17 @@ import type { UserStore } from '../auth/user-store.js';
 import type { TokenStore } from '../auth/token-store.js';
 import type { OutboundHttp } from '../events/outbound.js';
 import type { OutboxSignal } from '../events/outbox-signal.js';
+import type { ParseLimits } from '../uri/limits.js';
+import type { FailedAuthentications } from '../auth/failed-authentications.js';
+import type { ReadExecutor } from '../db/read-executor.js';
+import type { PathTemplates } from '../uri/path-templates.js';
 
 /** Long-lived service state shared by all requests. */
 export interface ServiceContext {
   readonly model: EdmModel;
   readonly db: Database;
+  /** Where reads run: on the event loop, or in read threads with a deadline (db/read-executor.ts). */
+  readonly reads: ReadExecutor;
   readonly validator: BodyValidator;
   /** Next row version (strictly increasing). */
   readonly nextVersion: () => number;
@@ -30,6 +36,8 @@ export interface ServiceContext {
   readonly hooks: HookRegistry;
   /** Bearer-token authentication (opaque tokens, JWTs). */
   readonly authenticator: Authenticator;
+  /** Failed authentications per client address and credential (conventions §11). */
+  readonly authFailures: FailedAuthentications;
   /** Tokens, principals and companies between requests (refreshed by the authenticator on each request). */
   readonly access: AccessCache;
   readonly users: UserStore;
@@ -42,4 +50,8 @@ export interface ServiceContext {
   readonly callTimeoutMs: number;
   /** Notified after every commit that wrote outbox rows (the delivery worker listens). */
   readonly outboxSignal: OutboxSignal;
+  /** URL parse limits from the model's `limits`. */
+  readonly parseLimits: ParseLimits;
+  /** Resource paths parsed once per shape under `parseLimits` (uri/path-templates.ts). */
+  readonly paths: PathTemplates;
 }

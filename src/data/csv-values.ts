@@ -10,7 +10,10 @@ import { chooseFrom } from '../edm/suggest-name.js';
 
 const WHOLE = /^[+-]?\d+$/;
 
-/** What is wrong with a header row: unknown, repeated, or read-only columns (empty when it is fine). */
+/**
+ * What is wrong with a header row: unknown or repeated columns (empty when it is fine). A read-only
+ * column is not wrong: its cells are ignored, as a POST body's read-only values are (conventions §2).
+ */
 export function csvHeaderProblems(type: EntityType, names: readonly string[]): string[] {
   const problems: string[] = [];
   const seen = new Set<string>();
@@ -21,8 +24,6 @@ export function csvHeaderProblems(type: EntityType, names: readonly string[]): s
     if (property === undefined) {
       const writable = type.properties.filter((p) => p.storage.kind === 'column' && p.writable !== 'never').map((p) => p.name);
       problems.push(`the column '${name}' is not a property of ${type.name}; ${chooseFrom(name, writable, 'a writable property')}.`);
-    } else if (property.storage.kind !== 'column' || property.writable === 'never') {
-      problems.push(`the column '${name}' is read-only (the service sets it); remove it (ecn-odata export --importable leaves such columns out).`);
     }
   }
   return problems;

@@ -3,7 +3,7 @@
  * as a JSON array of objects written as a GET returns them. Rows are streamed from the database to the
  * output, so a set of any size takes constant memory. CSV writes enum members as metadata names them
  * (`Pending Approval`), which import reads back. By default every stored property is written;
- * `importable` writes only the columns import accepts (no read-only ones).
+ * `importable` writes only the columns import takes (no read-only values, no generated keys).
  */
 import type { Writable } from 'node:stream';
 import { once } from 'node:events';
@@ -17,6 +17,7 @@ import { col, eq, param, select } from '../sql/build.js';
 import { compile } from '../sql/compile.js';
 import { sqliteDialect } from '../sql/sqlite-dialect.js';
 import type { DataFormat } from './data-file.js';
+import { ignoredOnWrite } from '../validation/validate-body.js';
 
 /** Options of an export. */
 export interface ExportOptions {
@@ -31,7 +32,7 @@ const JSON_VALUES = { ieee754Compatible: false };
 
 /** The properties an export writes. */
 export function exportedProperties(type: EntityType, importable: boolean): Property[] {
-  return type.properties.filter((p) => p.storage.kind === 'column' && (!importable || p.writable !== 'never'));
+  return type.properties.filter((p) => p.storage.kind === 'column' && (!importable || !ignoredOnWrite(type, p, 'create')));
 }
 
 function csvCell(property: Property, value: unknown): string {

@@ -4,8 +4,7 @@
  */
 import BetterSqlite3 from 'better-sqlite3';
 import type { CompiledQuery } from '../sql/compile.js';
-import { formatEtag } from '../serialize/etag.js';
-import { nonFiniteDouble } from '../edm/values.js';
+import { registerSqliteFunctions } from './sqlite-functions.js';
 import { GroupCommit } from './group-commit.js';
 import { SharedReads } from './shared-reads.js';
 
@@ -73,6 +72,13 @@ export class Database {
     return this.prepare(q.sql, this.rawCache).iterate(...q.params) as IterableIterator<unknown[]>;
   }
 
+  /** Runs a query and yields its rows one at a time as objects (stopping early ends the statement). */
+  iterate(q: CompiledQuery): IterableIterator<DbRow> {
+    this.reads.beforeRead();
+    this.statementCount++;
+    return this.prepare(q.sql).iterate(...q.params) as IterableIterator<DbRow>;
+  }
+
   /** Runs a query and returns the first row, if any. */
   get(q: CompiledQuery): DbRow | undefined {
     this.reads.beforeRead();
@@ -135,23 +141,6 @@ export class Database {
   }
 }
 
-const regexCache = new Map<string, RegExp | null>();
-
-/** A compiled regular expression for matchesPattern, or null when the pattern is invalid. */
-function regex(pattern: string): RegExp | null {
-  let r = regexCache.get(pattern);
-  if (r === undefined) {
-    try {
-      r = new RegExp(pattern, 'u');
-    } catch {
-      r = null;
-    }
-    if (regexCache.size > 500) regexCache.clear();
-    regexCache.set(pattern, r);
-  }
-  return r;
-}
-
 /**
  * Empties sqlite_stat4 (ANALYZE's samples of index values) and keeps sqlite_stat1 (row counts and
  * selectivity per index). Every statement here is shared by all requests of a shape and carries its
@@ -183,18 +172,6 @@ export function openDatabase(file: string): Database {
   raw.pragma('synchronous = NORMAL');
   raw.pragma('case_sensitive_like = ON');
   forgetValueSamples(raw);
-  const text = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
-  raw.function('odata_tolower', { deterministic: true }, (v: unknown) => text(v)?.toLowerCase() ?? null);
-  raw.function('odata_toupper', { deterministic: true }, (v: unknown) => text(v)?.toUpperCase() ?? null);
-  raw.function('odata_matches', { deterministic: true }, (v: unknown, pattern: unknown) => {
-    const s = text(v);
-    const r = text(pattern) === null ? null : regex(String(pattern));
-    return s === null || r === null ? null : r.test(s) ? 1 : 0;
-  });
-  // The entity JSON the SQLite dialect writes falls back to these for values its SQL does not cover.
-  raw.function('odata_etag', { deterministic: true }, (version: unknown) => formatEtag(version));
-  raw.function('odata_json_number', { deterministic: true }, (value: unknown, double: unknown) =>
-    typeof value === 'number' && double === 1 && !Number.isFinite(value) ? JSON.stringify(nonFiniteDouble(value)) : JSON.stringify(value),
-  );
+  registerSqliteFunctions(raw);
   return new Database(raw);
 }

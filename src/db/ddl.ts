@@ -143,6 +143,8 @@ export function indexDefs(model: EdmModel, type: EntityType): IndexDef[] {
       if (other === type && p.default?.kind === 'nextLineNo') add(false, [...prefix, p.default.groupBy, p.name]);
     }
   }
+  // The model's own indexes (e.g. a property clients group by: a covering index makes a GROUP BY read no row).
+  for (const props of type.indexes) add(false, [...prefix, ...props.map((p) => p.name)]);
   // A company's pages are read in the default order (else by key) straight from an index: one is
   // added when no index above starts with those columns.
   if (scoped) {

@@ -4,6 +4,7 @@
  * entity types directly (cycles included). The result is frozen.
  */
 import { encodeODataName } from './encode-name.js';
+import { DEFAULT_LIMITS } from './service-limits.js';
 import type { EntityFile, EnumFile, EventFile, MetadataDocument, MetadataFiles, NavigationFile, PropertyFile } from './metadata-format.js';
 import { eventKey } from './model.js';
 import type {
@@ -103,7 +104,6 @@ function buildEntityShell(document: MetadataDocument<EntityFile>, namespace: str
     entitySet: doc.entitySet,
     table: doc.entitySet,
     scope: doc.scope,
-    unscoped: doc.unscoped ?? true,
     key: checked(propertyByName.get(doc.key), `key ${doc.name}.${doc.key}`),
     properties,
     propertyByName,
@@ -118,6 +118,7 @@ function buildEntityShell(document: MetadataDocument<EntityFile>, namespace: str
     ...optional('rowScope', doc.rowScope ? { companyProperty: checked(propertyByName.get(doc.rowScope.companyProperty), `row scope ${doc.name}`), permission: doc.rowScope.permission } : undefined),
     ...optional('secret', doc.secret ? { prefix: doc.secret.prefix, bytes: doc.secret.bytes } : undefined),
     defaultOrderBy: [...(doc.defaultOrderBy ?? [])],
+    indexes: (doc.indexes ?? []).map((names) => names.map((name) => checked(propertyByName.get(name), `index ${doc.name}.${name}`))),
     ...optional('description', doc.description),
     source: document.source,
   };
@@ -202,7 +203,7 @@ export function buildModel(files: MetadataFiles): EdmModel {
   const definition = typeNamed(service.eventDefinitionEntityType);
   const subscription = typeNamed(service.eventSubscriptionEntityType);
   const model: EdmModel = {
-    service: { namespace: service.namespace, containerName: service.containerName, serviceRoot: service.serviceRoot, ...service.limits },
+    service: { namespace: service.namespace, containerName: service.containerName, serviceRoot: service.serviceRoot, ...DEFAULT_LIMITS, ...service.limits },
     entityTypes,
     entityTypeByName,
     entityTypeBySet: new Map(entityTypes.map((type) => [type.entitySet, type])),

@@ -185,7 +185,7 @@ function checkMemberNames(document: MetadataDocument<EntityFile>, report: Report
   }
 }
 
-/** Default order: declared, non-stream properties. Actions: unique, with a declared return type. */
+/** Default order: declared, non-stream properties. Indexes: stored properties. Actions: unique, with a declared return type. */
 function checkOrderAndActions(index: MetadataIndex, document: MetadataDocument<EntityFile>, report: Report): void {
   const { file, doc } = document;
   (doc.defaultOrderBy ?? []).forEach((name, position) => {
@@ -198,6 +198,19 @@ function checkOrderAndActions(index: MetadataIndex, document: MetadataDocument<E
         fix: `${chooseFrom(name, propertyNames(doc, (p) => p.type !== 'Edm.Stream'))}.`,
       });
     }
+  });
+  (doc.indexes ?? []).forEach((names, position) => {
+    names.forEach((name, at) => {
+      const property = propertyOf(doc, name);
+      if (property === undefined || property.type === 'Edm.Stream' || property.computed !== undefined) {
+        report({
+          file,
+          pointer: jsonPointer('indexes', position, at),
+          message: `"${name}" is not a stored property of ${doc.name}, so no index can hold it.`,
+          fix: `${chooseFrom(name, propertyNames(doc, (p) => p.type !== 'Edm.Stream' && p.computed === undefined))}.`,
+        });
+      }
+    });
   });
   const actionNames = new Set<string>();
   (doc.actions ?? []).forEach((action, position) => {
@@ -245,14 +258,6 @@ function checkEntitySets(index: MetadataIndex, report: Report): void {
       });
     }
     setOwner.set(doc.entitySet, doc.name);
-    if (doc.scope === 'global' && doc.unscoped === false) {
-      report({
-        file,
-        pointer: '/unscoped',
-        message: 'A global type is only addressable unscoped.',
-        fix: 'remove "unscoped", or make the type company-scoped.',
-      });
-    }
     // The company type gets one containment navigation per company-scoped set, named after the set.
     if (doc.scope === 'company' && companyMembers.includes(doc.entitySet)) {
       report({

@@ -3,6 +3,7 @@
  * They differ from the runtime model (model.ts) in that names are unresolved strings and most
  * members are optional with defaults; build-model.ts turns them into the model.
  */
+import type { ServiceLimits } from './service-limits.js';
 import type { ComputedValue, DefaultValue, EventPayloadType, NumberSeriesDefinition, PermissionSetDeclaration, PermissionSets, RowSecret, Writability } from './model.js';
 
 /** `metadata/service.json`. */
@@ -12,13 +13,8 @@ export interface ServiceFile {
   readonly serviceRoot: string;
   readonly companyEntityType: string;
   readonly numberSeriesEntityType?: string;
-  readonly limits: {
-    readonly pageSize: number;
-    readonly maxPageSize: number;
-    readonly maxBodyBytes: number;
-    readonly maxExpandDepth: number;
-    readonly maxTop: number;
-  };
+  /** Required: pageSize, maxPageSize, maxBodyBytes, maxExpandDepth, maxTop; the rest default (service-limits.ts). */
+  readonly limits: Partial<ServiceLimits> & Pick<ServiceLimits, 'pageSize' | 'maxPageSize' | 'maxBodyBytes' | 'maxExpandDepth' | 'maxTop'>;
   readonly numberSeries: readonly NumberSeriesDefinition[];
   /** The permission sets entity files may name and operators may grant (SUPER is built in). */
   readonly permissionSets: readonly PermissionSetDeclaration[];
@@ -97,11 +93,11 @@ export interface EntityFile {
   readonly entitySet: string;
   readonly description?: string;
   readonly scope: 'company' | 'global';
-  readonly unscoped?: boolean;
   readonly permissions?: PermissionSets;
   readonly capabilities?: { readonly insertable?: boolean; readonly updatable?: boolean; readonly deletable?: boolean };
   readonly key: string;
   readonly defaultOrderBy?: readonly string[];
+  readonly indexes?: readonly (readonly string[])[];
   readonly properties: readonly PropertyFile[];
   readonly navigationProperties?: readonly NavigationFile[];
   readonly actions?: readonly ActionFile[];

@@ -3,6 +3,7 @@
  * Everything else (tables, $metadata, routes, body schemas, SQL) is derived from this one structure.
  * It is deeply read-only after loading; navigation targets are direct object references (cycles allowed).
  */
+import type { ServiceLimits } from './service-limits.js';
 
 /** The primitive EDM types the framework supports (OData CSDL §4.4), as a list for checks and suggestions. */
 export const PRIMITIVE_TYPE_NAMES = ['Edm.Guid', 'Edm.String', 'Edm.Boolean', 'Edm.Int32', 'Edm.Int64', 'Edm.Decimal', 'Edm.Double', 'Edm.Date', 'Edm.DateTimeOffset', 'Edm.TimeOfDay', 'Edm.Stream'] as const;
@@ -96,7 +97,7 @@ export interface Property {
   readonly default?: DefaultValue;
   /** Set by the framework on every insert and update (e.g. lastModifiedDateTime). */
   readonly autoModified: boolean;
-  /** Unique within a company (or globally for unscoped types). */
+  /** Unique within a company (or globally for global types). */
   readonly unique: boolean;
   readonly storage: PropertyStorage;
   readonly description?: string;
@@ -185,8 +186,6 @@ export interface EntityType {
   readonly table: string;
   /** `company`: every row belongs to one company (hidden column); `global`: rows are shared. */
   readonly scope: 'company' | 'global';
-  /** The set is addressable without the `companies(...)` prefix (conventions §1). */
-  readonly unscoped: boolean;
   /** The single key property (CSDL §8.2); the framework supports single-property keys only. */
   readonly key: Property;
   /** Alternate keys (Core.AlternateKeys): property lists that also identify one entity in a key predicate. */
@@ -206,29 +205,21 @@ export interface EntityType {
   readonly secret?: RowSecret;
   /** Default sort when a request gives no $orderby (the key is always appended). */
   readonly defaultOrderBy: readonly string[];
+  /** More indexes the model asks for (model `indexes`), e.g. for grouping: stored properties, in order. */
+  readonly indexes: readonly (readonly Property[])[];
   readonly description?: string;
   /** Metadata file the type came from (for error messages). */
   readonly source: string;
 }
 
-/** Service-wide settings from `metadata/service.json`. */
-export interface ServiceSettings {
+/** Service-wide settings from `metadata/service.json`, its limits flattened in (see service-limits.ts). */
+export interface ServiceSettings extends ServiceLimits {
   /** CSDL schema namespace and bound-action prefix, e.g. `Microsoft.NAV`. */
   readonly namespace: string;
   /** CSDL entity container name, e.g. `NAV`. */
   readonly containerName: string;
   /** Path of the service root, e.g. `/api/v2.0`. */
   readonly serviceRoot: string;
-  /** Server-driven page size (conventions §4). */
-  readonly pageSize: number;
-  /** The largest `Prefer: odata.maxpagesize` honoured. */
-  readonly maxPageSize: number;
-  /** Maximum request body, bytes (413 above). */
-  readonly maxBodyBytes: number;
-  /** Maximum $expand depth. */
-  readonly maxExpandDepth: number;
-  /** Maximum $top. */
-  readonly maxTop: number;
 }
 
 /** A number series definition (conventions §5): `prefix` + zero-padded counter of `width` digits. */

@@ -55,10 +55,24 @@ export function decimalFacetProblem(value: number | string, precision: number | 
   return undefined;
 }
 
+/**
+ * true when `text` starts with a `YYYY-MM-DD` that names a day of the calendar: the URL grammar (and
+ * JavaScript's Date, which rolls 2023-02-30 over to March 2) accept day 31 in every month.
+ */
+export function isCalendarDate(text: string): boolean {
+  const m = /^(-?\d{4,})-(\d{2})-(\d{2})/.exec(text);
+  if (m === null) return false;
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  if (month < 1 || month > 12 || day < 1) return false;
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+  const days = month === 2 ? (leap ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31;
+  return day <= days;
+}
+
 /** Normalises an ISO 8601 date-time with offset to UTC with milliseconds (text order = time order). */
 export function normaliseDateTimeOffset(text: string): string {
   const d = new Date(text);
-  if (Number.isNaN(d.getTime())) throw new RangeError(`Invalid Edm.DateTimeOffset '${text}'`);
+  if (Number.isNaN(d.getTime()) || !isCalendarDate(text)) throw new RangeError(`Invalid Edm.DateTimeOffset '${text}'`);
   return d.toISOString();
 }
 
@@ -160,8 +174,10 @@ export function literalToStored(lit: Literal, p: Property): { ok: true; value: S
     case 'Edm.Boolean':
       return lit.kind === 'boolean' ? { ok: true, value: lit.value ? 1 : 0 } : bad(describe(lit));
     case 'Edm.Date':
+      if (lit.kind === 'date' && !isCalendarDate(lit.value)) return { ok: false, message: impossibleDate(lit.value) };
       return lit.kind === 'date' ? { ok: true, value: lit.value } : bad(describe(lit));
     case 'Edm.DateTimeOffset':
+      if (lit.kind === 'dateTimeOffset' && !isCalendarDate(lit.value)) return { ok: false, message: impossibleDate(lit.value) };
       return lit.kind === 'dateTimeOffset' ? { ok: true, value: normaliseDateTimeOffset(lit.value) } : bad(describe(lit));
     case 'Edm.TimeOfDay':
       return lit.kind === 'timeOfDay' ? { ok: true, value: lit.value } : bad(describe(lit));
@@ -170,6 +186,11 @@ export function literalToStored(lit: Literal, p: Property): { ok: true; value: S
     default:
       return assertNever(t.name, 'EDM type');
   }
+}
+
+/** The message of a date literal with a day its month does not have (conventions §2: 400 naming the literal). */
+export function impossibleDate(text: string): string {
+  return `The date ${text} does not exist: its month has fewer days.`;
 }
 
 /** Canonical GUID text (8-4-4-4-12 hex digits). */

@@ -3,6 +3,7 @@
  * `to-error-response.ts` is the only place that turns a thrown value into an OData error body
  * (OData JSON Format §21, conventions.md §3).
  */
+import { wwwAuthenticate } from '../auth/challenges.js';
 
 /** One entry of `error.details` (OData JSON Format §21). */
 export interface ErrorDetail {
@@ -19,8 +20,8 @@ export class ODataError extends Error {
     message: string,
     readonly target?: string,
     readonly details?: readonly ErrorDetail[],
-    /** Extra response headers (e.g. `Allow` on 405, `WWW-Authenticate` on 401). */
-    readonly headers?: Readonly<Record<string, string>>,
+    /** Extra response headers (e.g. `Allow` on 405, `WWW-Authenticate` on 401: one value per line). */
+    readonly headers?: Readonly<Record<string, string | readonly string[]>>,
   ) {
     super(message);
     this.name = new.target.name;
@@ -130,21 +131,46 @@ export class NotImplementedError extends ODataError {
   }
 }
 
-/** 401 Authentication_InvalidCredentials, with `WWW-Authenticate: Bearer` (RFC 6750 §3). */
-export class AuthenticationError extends ODataError {
-  constructor(message: string, invalidToken: boolean) {
-    super(401, 'Authentication_InvalidCredentials', message, undefined, undefined, {
-      'WWW-Authenticate': invalidToken ? 'Bearer realm="ecn-odata", error="invalid_token"' : 'Bearer realm="ecn-odata"',
+/**
+ * 503 with `Retry-After`: a read ran out of its time and was cancelled, or the read threads are busy
+ * (conventions §11). The request may succeed later; nothing was changed.
+ */
+export class ServiceUnavailableError extends ODataError {
+  constructor(message: string, retryAfterSeconds: number) {
+    super(503, 'Internal_ServiceUnavailable', message, undefined, undefined, { 'Retry-After': String(retryAfterSeconds) });
+  }
+}
+
+/** 429: too many failed authentications from this client; `Retry-After` says when to try again. */
+export class TooManyRequestsError extends ODataError {
+  constructor(retryAfterSeconds: number) {
+    super(429, 'BadRequest_TooManyRequests', 'Too many failed authentication attempts from this address; try again later.', undefined, undefined, {
+      'Retry-After': String(retryAfterSeconds),
     });
   }
 }
 
-/** 401 Authorization_CompanyAccessDenied: the caller has no grant in the company (BC answers 401). */
+/** 401 Authentication_InvalidCredentials, with a challenge per accepted scheme (RFC 6750 §3, RFC 7617 §2; auth/challenges.ts). */
+export class AuthenticationError extends ODataError {
+  constructor(message: string, challenges: readonly string[]) {
+    super(401, 'Authentication_InvalidCredentials', message, undefined, undefined, { 'WWW-Authenticate': challenges });
+  }
+}
+
+/**
+ * 401 Authorization_CompanyAccessDenied: the caller has no grant in the company, or it does not exist
+ * (BC answers 401). The message names neither, so a company id reveals nothing (conventions §11).
+ */
 export class CompanyAccessDeniedError extends ODataError {
-  constructor(company: string) {
-    super(401, 'Authorization_CompanyAccessDenied', `You do not have access to the company '${company}'. Ask an administrator to grant you a permission set in it.`, undefined, undefined, {
-      'WWW-Authenticate': 'Bearer realm="ecn-odata"',
-    });
+  constructor() {
+    super(
+      401,
+      'Authorization_CompanyAccessDenied',
+      'You do not have access to this company, or it does not exist. GET companies lists the companies you can use; ask an administrator for a grant in another one.',
+      undefined,
+      undefined,
+      { 'WWW-Authenticate': wwwAuthenticate() },
+    );
   }
 }
 

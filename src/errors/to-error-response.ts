@@ -10,7 +10,7 @@ import { ODataError } from './odata-error.js';
 /** An error response ready to send. */
 export interface ErrorResponse {
   readonly status: number;
-  readonly headers: Record<string, string>;
+  readonly headers: Record<string, string | readonly string[]>;
   readonly body: string;
 }
 

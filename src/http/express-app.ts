@@ -1,7 +1,8 @@
 /**
  * The HTTP layer, the only code that knows the server library: it reads the body, builds the
- * ODataRequest, calls the core and writes the ODataResponse. Requests outside the service root get an
- * OData 404 too; failed authentications are limited per client address.
+ * ODataRequest, calls the core and writes the ODataResponse (compressed when asked: compress.ts).
+ * Paths outside the service root are the site's (site/site.ts: index, docs, health) or an OData 404;
+ * CORS and preflights are cors.ts's. (Failed authentications are limited in the core: auth/failed-authentications.ts.)
  *
  * The work is one node:http request listener that uses only node's request and response. The express
  * app is its public face (`createExpressApp(...).listen`, supertest) and routes everything to it; the
@@ -12,110 +13,69 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import express, { type Express } from 'express';
-import { ipKeyGenerator, MemoryStore, type Options as RateLimitOptions } from 'express-rate-limit';
+import type { Logger } from 'pino';
 import type { Service } from '../service.js';
 import { NotFoundError } from '../errors/odata-error.js';
 import { toErrorResponse } from '../errors/to-error-response.js';
 import type { ODataResponse } from '../core/request.js';
+import { compressionApplies, endNegotiated } from './compress.js';
+import { Cors } from './cors.js';
+import { Site } from '../site/site.js';
 import { hasBody, readBody } from './read-body.js';
 import { toODataRequest } from './to-odata-request.js';
 
 /** A node:http request listener. */
 export type RequestListener = (req: IncomingMessage, res: ServerResponse) => void;
 
-function send(res: ServerResponse, method: string | undefined, r: ODataResponse): void {
+/** Writes a response; its body compressed when the request asks for it and compression applies (compress.ts). */
+function send(req: IncomingMessage, res: ServerResponse, r: ODataResponse, log: Logger): void {
   res.statusCode = r.status;
-  for (const k in r.headers) res.setHeader(k, r.headers[k] as string);
+  for (const k in r.headers) res.setHeader(k, r.headers[k] as string | readonly string[]);
   if (r.headers['OData-Version'] === undefined) res.setHeader('OData-Version', '4.0');
-  if (r.body === undefined || method === 'HEAD' || r.status === 204) {
+  if (r.body === undefined || req.method === 'HEAD' || r.status === 204) {
     res.end();
     return;
   }
-  res.end(r.body);
+  const acceptEncoding = req.headers['accept-encoding'];
+  if (acceptEncoding === undefined || !compressionApplies(r.headers['Content-Type'], r.body)) {
+    res.end(r.body);
+    return;
+  }
+  endNegotiated(res, r.body, acceptEncoding, (e) => log.warn({ err: e }, 'compressed response failed'));
 }
-
-/**
- * Brute force protection: 401 responses count per client address (express-rate-limit's store, fixed
- * windows); a client with `max` failures in the window gets 429 until the window ends. Only
- * failures cost anything: a request checks one map entry.
- */
-class FailedAuthentications {
-  private readonly store = new MemoryStore();
-  /** When the last failure was counted (ms since epoch); none yet: -Infinity. */
-  private lastFailure = -Infinity;
-
-  constructor(
-    private readonly windowMs: number,
-    private readonly max: number,
-  ) {
-    this.store.init({ windowMs } as RateLimitOptions);
-  }
-
-  /**
-   * false when no client can be blocked: no failure was counted within the last window (a client's
-   * count resets at most one window after its first failure). Spares the store lookup per request.
-   */
-  anyRecent(): boolean {
-    return Date.now() - this.lastFailure < this.windowMs;
-  }
-
-  /** Seconds until the client may try again, or undefined when it is not blocked. */
-  async retryAfter(key: string): Promise<number | undefined> {
-    const info = await this.store.get(key);
-    if (info === undefined || info.totalHits < this.max) return undefined;
-    return Math.max(1, Math.ceil(((info.resetTime?.getTime() ?? Date.now()) - Date.now()) / 1000));
-  }
-
-  /** Counts a failed authentication. */
-  failed(key: string): void {
-    this.lastFailure = Date.now();
-    void this.store.increment(key);
-  }
-}
-
-const TOO_MANY = JSON.stringify({ error: { code: 'BadRequest_TooManyRequests', message: 'Too many failed authentication attempts from this address; try again later.' } });
 
 /** The request listener serving `service` under its service root. */
 export function createRequestListener(service: Service): RequestListener {
   const root = service.model.service.serviceRoot;
   const log = service.log;
   const maxBody = service.model.service.maxBodyBytes;
-  const { windowMs, max } = service.options.authRateLimit;
-  const failures = new FailedAuthentications(windowMs, max);
+  const cors = new Cors(service.options.corsOrigins);
+  const site = new Site(service);
 
   const serve = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const header = req.headers['x-request-id'];
     const requestId = typeof header === 'string' && header.length <= 100 ? header : randomUUID();
     const started = process.hrtime.bigint();
     res.setHeader('x-request-id', requestId);
-    // The client's key (an IPv6 address's /56 subnet) is only needed once a failure was counted.
-    const client = (): string => ipKeyGenerator(req.socket.remoteAddress ?? '');
-    const retryAfter = failures.anyRecent() ? await failures.retryAfter(client()) : undefined;
-    if (retryAfter !== undefined) {
-      log.warn({ requestId, clientAddress: req.socket.remoteAddress }, 'authentication rate limit reached');
-      res.statusCode = 429;
-      res.setHeader('Retry-After', String(retryAfter));
-      res.setHeader('OData-Version', '4.0');
-      res.setHeader('Content-Type', 'application/json; odata.metadata=minimal');
-      res.end(TOO_MANY);
-      return;
-    }
+    if (cors.handle(req, res)) return;
     const url = req.url ?? '/';
     let response: ODataResponse;
     try {
       const q = url.indexOf('?');
       const path = q < 0 ? url : url.slice(0, q);
       if (path !== root && !path.startsWith(`${root}/`)) {
-        throw new NotFoundError(`No HTTP resource was found that matches the request URI '${url}'. The service root is ${root}/.`, 'BadRequest_NotFound');
+        const page = site.handle(req.method ?? 'GET', path);
+        if (page === undefined) throw new NotFoundError(`No HTTP resource was found that matches the request URI '${url}'. The service root is ${root}/.`, 'BadRequest_NotFound');
+        response = page;
+      } else {
+        const body = hasBody(req) ? await readBody(req, maxBody) : undefined;
+        const r = service.handle(toODataRequest(req, root, body, requestId));
+        response = r instanceof Promise ? await r : r;
       }
-      const body = hasBody(req) ? await readBody(req, maxBody) : undefined;
-      const r = service.handle(toODataRequest(req, root, body, requestId));
-      response = r instanceof Promise ? await r : r;
     } catch (e) {
       response = toErrorResponse(e, requestId, log);
     }
-    if (response.status === 401) failures.failed(client());
-    send(res, req.method, response);
+    send(req, res, response, log);
     if (log.isLevelEnabled('info')) {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       log.info({ requestId, method: req.method, url, status: response.status, ms: Math.round(ms * 100) / 100 }, 'request');

@@ -5,11 +5,11 @@
  * types. Pure; unknown names are 400 BadRequest_NotFound, type errors 400 BadRequest_InvalidRequestUrl.
  */
 import type { EdmModel, EntityType, NavigationProperty } from '../edm/model.js';
-import { literalToStored, normaliseDateTimeOffset } from '../edm/values.js';
+import { impossibleDate, isCalendarDate, literalToStored, normaliseDateTimeOffset } from '../edm/values.js';
 import { NotImplementedError, UriSemanticError } from '../errors/odata-error.js';
 import type { Expr, Literal, MemberSegment } from '../uri/ast.js';
 import { assertNever } from '../util/assert-never.js';
-import { BOOLEAN, type BoundExpr, type ExprType, type PathRoot } from './bound-ast.js';
+import { BOOLEAN, type BoundExpr, type ExprType, type PathRoot, type ResultShape } from './bound-ast.js';
 import { comparable, isBoolean, isNumeric, prim, promote, typeName } from './expr-types.js';
 import { bindCall } from './bind-functions.js';
 
@@ -53,8 +53,10 @@ export function bindLiteral(lit: Literal, scope: BindScope): BoundExpr {
     case 'guid':
       return { kind: 'literal', type: prim('Edm.Guid'), value: lit.value.toLowerCase() };
     case 'date':
+      if (!isCalendarDate(lit.value)) throw typeError(scope, impossibleDate(lit.value));
       return { kind: 'literal', type: prim('Edm.Date'), value: lit.value };
     case 'dateTimeOffset':
+      if (!isCalendarDate(lit.value)) throw typeError(scope, impossibleDate(lit.value));
       return { kind: 'literal', type: prim('Edm.DateTimeOffset'), value: normaliseDateTimeOffset(lit.value) };
     case 'timeOfDay':
       return { kind: 'literal', type: prim('Edm.TimeOfDay'), value: lit.value };
@@ -162,6 +164,7 @@ export function bindExpression(expr: Expr, scope: BindScope): BoundExpr {
       return bindLiteral(expr.literal, scope);
     case 'member': {
       const root = resolveRoot(expr, scope);
+      if (root.result !== undefined) return bindResultPath(expr.segments, root.result, scope);
       const { navigations, end } = walkPath(expr.segments, root, scope);
       if (end.kind === 'property') return end.expr;
       if (end.count !== undefined) {
@@ -186,6 +189,7 @@ export function bindExpression(expr: Expr, scope: BindScope): BoundExpr {
       return bindCall(expr, scope, bindExpression);
     case 'lambda': {
       const root = resolveRoot(expr.collection, scope);
+      if (root.result !== undefined) throw typeError(scope, `${expr.operator}() needs a collection of entities; aggregated instances have none.`);
       const { navigations, end } = walkPath(expr.collection.segments, root, scope);
       if (end.kind !== 'collection' || end.count !== undefined) throw typeError(scope, `${expr.operator}() needs a collection-valued navigation path.`);
       const variable: PathRoot = { variable: expr.variable ?? '$this', type: end.nav.target };
@@ -216,6 +220,20 @@ export function bindExpression(expr: Expr, scope: BindScope): BoundExpr {
     default:
       return assertNever(expr, 'expression');
   }
+}
+
+/**
+ * A path over aggregated instances names one of their properties as written in `$apply`: a grouping
+ * path (`engChangeNotice/status`) or an alias (Data Aggregation §3.1, §3.10).
+ */
+function bindResultPath(segments: readonly MemberSegment[], shape: ResultShape, scope: BindScope): BoundExpr {
+  const names = segments.map((s) => (s.kind === 'name' ? s.name : undefined));
+  const column = names.includes(undefined) ? undefined : shape.get(names.join('/'));
+  if (column === undefined) {
+    const written = segments.map((s) => (s.kind === 'name' ? s.name : s.kind === 'cast' ? s.typeName : `$${s.kind}`)).join('/');
+    throw new UriSemanticError(`Could not find a property named '${written}' in the aggregated result; its properties are ${[...shape.keys()].join(', ')}.`, scope.option);
+  }
+  return { kind: 'result', name: column.name, column: column.column, type: column.type };
 }
 
 function bindPredicateOver(nav: NavigationProperty, filter: Expr, scope: BindScope): BoundExpr {

@@ -11,11 +11,25 @@ export type ExprType =
   /** The type of the `null` literal before it meets an operand. */
   | { readonly kind: 'null' };
 
+/** A property of aggregated instances (Data Aggregation §3): a grouping path or an aggregate alias. */
+export interface ResultColumn {
+  /** The path as written, `status` or `engChangeNotice/status`; an alias for aggregated values. */
+  readonly name: string;
+  readonly type: ExprType;
+  /** The SQL column holding it (`c0`, `c1`, ...): names written in the URL never become SQL identifiers. */
+  readonly column: string;
+}
+
+/** The properties of the instances a `$apply` transformation produces, by name. */
+export type ResultShape = ReadonlyMap<string, ResultColumn>;
+
 /** Where a property path starts: the entity being filtered, or a lambda variable's entity. */
 export interface PathRoot {
   /** `$it` = the outer entity; otherwise a lambda variable name. */
   readonly variable: string;
   readonly type: EntityType;
+  /** Set after an aggregating transformation: paths name the aggregated instances' properties, not the type's. */
+  readonly result?: ResultShape;
 }
 
 /** Canonical functions this service evaluates (URL Conventions §5.1.1.5–5.1.1.8). */
@@ -81,6 +95,8 @@ export type BoundExpr =
       readonly predicate?: BoundExpr;
       readonly type: ExprType;
     }
+  /** A property of aggregated instances (a column of the previous `$apply` stage). */
+  | { readonly kind: 'result'; readonly name: string; readonly column: string; readonly type: ExprType }
   /** `nav/$count` (optionally `$count($filter=...)`). */
   | {
       readonly kind: 'count';

@@ -3,8 +3,8 @@
  * one text per row with exactly the members, member order and value spellings of
  * serialize/entity-json.ts, so reads concatenate row texts instead of turning rows into objects and
  * back (no per-row work in JavaScript). Expanded navigations are spliced in as text, never re-parsed.
- * Formats the database cannot write byte-identically (metadata=full, IEEE754Compatible, media links
- * of entities with string keys) stay with the JavaScript writer: see `sqlJsonSupported`.
+ * Formats the database cannot write byte-identically (metadata=full, media links of entities with
+ * string keys) stay with the JavaScript writer: see `sqlJsonSupported`.
  */
 import { HIDDEN_COLUMNS, type EntityType, type Property } from '../edm/model.js';
 import type { JsonFormat } from '../core/format.js';
@@ -19,6 +19,8 @@ import { VERSION_ALIAS } from './plan-read.js';
 export interface SqlJsonOptions {
   readonly metadata: 'minimal' | 'none';
   readonly links: EntityLinkBase;
+  /** IEEE754Compatible=true: Edm.Int64, Edm.Decimal and counts are JSON strings (JSON Format §3.2). */
+  readonly ieee754Compatible: boolean;
 }
 
 /** An expanded navigation of a row, already JSON text (`[...]`, an object, or NULL). */
@@ -38,7 +40,6 @@ export interface ExpansionShape {
 
 /** The metadata level the database writes for `format`, or undefined when the JavaScript writer must. */
 export function sqlJsonMetadata(format: JsonFormat): SqlJsonOptions['metadata'] | undefined {
-  if (format.ieee754Compatible) return undefined;
   return format.metadata === 'full' ? undefined : format.metadata;
 }
 
@@ -60,7 +61,7 @@ export function sqlJsonSupported(type: EntityType, select: ReadonlySet<string> |
 }
 
 /** A property value as a JSON member value, spelled as storedToJson + JSON.stringify spell it. */
-function valueExpr(p: Property, e: SqlExpr): SqlExpr {
+function valueExpr(p: Property, e: SqlExpr, ieee754Compatible: boolean): SqlExpr {
   const d = sqliteDialect;
   if (p.type.kind === 'enum') return e;
   const name = p.type.name;
@@ -68,13 +69,14 @@ function valueExpr(p: Property, e: SqlExpr): SqlExpr {
     case 'Edm.Boolean':
       return d.jsonBoolean(e);
     case 'Edm.Decimal':
-      return d.jsonNumber(e, false);
+      return d.jsonNumber(e, false, ieee754Compatible);
+    case 'Edm.Int64':
+      return ieee754Compatible ? { kind: 'cast', operand: e, type: 'TEXT' } : e;
     case 'Edm.Double':
       return d.jsonNumber(e, true);
     case 'Edm.Guid':
     case 'Edm.String':
     case 'Edm.Int32':
-    case 'Edm.Int64':
     case 'Edm.Date':
     case 'Edm.DateTimeOffset':
     case 'Edm.TimeOfDay':
@@ -126,7 +128,7 @@ export function entityJsonExpr(
       }
       continue;
     }
-    members.push({ key: p.name, value: valueExpr(p, column(p.name)), json: false });
+    members.push({ key: p.name, value: valueExpr(p, column(p.name), opts.ieee754Compatible), json: false });
   }
   const object = d.jsonObject(members);
   if (expansions.length === 0) return object;
@@ -134,7 +136,11 @@ export function entityJsonExpr(
   // The object's last member is a scalar, so its text ends in exactly one '}'.
   const parts: SqlExpr[] = [{ kind: 'call', name: 'rtrim', args: [object, param('}')] }];
   for (const x of expansions) {
-    if (x.count !== undefined) parts.push(param(`,${JSON.stringify(`${x.name}@odata.count`)}:`), { kind: 'call', name: 'coalesce', args: [x.count, { kind: 'constant', value: 0 }] });
+    if (x.count !== undefined) {
+      const count: SqlExpr = { kind: 'call', name: 'coalesce', args: [x.count, { kind: 'constant', value: 0 }] };
+      const quote = opts.ieee754Compatible ? '"' : '';
+      parts.push(param(`,${JSON.stringify(`${x.name}@odata.count`)}:${quote}`), count, ...(quote === '' ? [] : [param(quote)]));
+    }
     parts.push(param(`,${JSON.stringify(x.name)}:`), { kind: 'call', name: 'coalesce', args: [x.value, param('null')] });
   }
   parts.push(param('}'));

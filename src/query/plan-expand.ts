@@ -15,6 +15,7 @@ import { navigationCondition } from './plan-navigation.js';
 import { QueryScope } from './query-scope.js';
 import type { QueryPlanInput } from './plan-query.js';
 import { planQuery } from './plan-query.js';
+import { expandCap, expandCapMessage } from './query-limits.js';
 
 /** One planned expansion. */
 export interface ExpandPlan {
@@ -27,10 +28,18 @@ export interface ExpandPlan {
   /** `$select` list for context URLs. */
   readonly selectList?: readonly string[];
   readonly expand: readonly ExpandPlan[];
+  /** The most entities this expansion can put under one parent entity, nested levels included (its caps). */
+  readonly maxRows: number;
+  /** The most entities of this navigation under one parent (1 for a single-valued one). */
+  readonly cap: number;
+  /** A lambda or $count over a collection inside this expansion (see PlannedQuery.correlated). */
+  readonly correlated: boolean;
   /** The SQL columns for a parent row in `scope`. */
   column(scope: QueryScope): SelectColumn;
   countColumn?(scope: QueryScope): SelectColumn;
 }
+
+const COUNT_STAR: SqlExpr = { kind: 'call', name: 'count', args: [{ kind: 'star' }] };
 
 /** The JSON object of a row's entity columns plus nested expansion columns. */
 function rowObject(columns: readonly SelectColumn[], nestedJson: ReadonlySet<string>): SqlExpr {
@@ -69,12 +78,24 @@ export function planExpand(input: QueryPlanInput, items: readonly ExpandItem[]):
   return plans;
 }
 
+/** Entities the expansions of one entity can add, all levels (see ExpandPlan.maxRows). */
+export function expandedRowsPerEntity(plans: readonly ExpandPlan[]): number {
+  return plans.reduce((n, p) => n + p.maxRows, 0);
+}
+
 function planOne(input: QueryPlanInput, nav: NavigationProperty, options: ExpandItem['options'], depth: number): ExpandPlan {
   if (!nav.collection && (options.filter !== undefined || options.orderby !== undefined || options.top !== undefined || options.skip !== undefined || options.count !== undefined)) {
     throw new UriSemanticError(`'${nav.name}' is single-valued: only $select and $expand apply inside its $expand.`, '$expand', 'BadRequest_InvalidRequestUrl');
   }
-  const nested = planQuery({ ...input, type: nav.target, options, depth });
+  const settings = input.model.service;
+  const budget = input.expandBudget ?? settings.maxExpandedRows;
+  // A collection's rows per parent are capped (query-limits.ts); what each of them may expand to is
+  // the rest of the budget shared among them, so no entity's expansions pass maxExpandedRows.
+  const cap = nav.collection ? expandCap(options.top, budget, settings, nav.name) : undefined;
+  const nestedBudget = cap === undefined ? budget - 1 : Math.floor(budget / cap.rows) - 1;
+  const nested = planQuery({ ...input, type: nav.target, options, depth, expandBudget: nestedBudget });
   const target = nav.target;
+  const perRow = 1 + expandedRowsPerEntity(nested.expand);
   const inner = (scope: QueryScope): { query: SelectNode; innerScope: QueryScope } => {
     const innerScope = new QueryScope('$it', target, scope.aliases.fresh(), scope.aliases);
     const cols = entityColumns(target, innerScope.alias, scope.aliases, nested.read.select);
@@ -94,7 +115,8 @@ function planOne(input: QueryPlanInput, nav: NavigationProperty, options: Expand
       joins: innerScope.joins,
       where,
       orderBy: nav.collection ? order : [],
-      limit: nav.collection ? (nested.read.limit === undefined ? undefined : param(nested.read.limit)) : constant(1),
+      // One row more than the cap when a limit (not the client's $top) sets it: its presence is the overflow.
+      limit: cap === undefined ? constant(1) : param(cap.limit === undefined ? cap.rows : cap.rows + 1),
       offset: nav.collection && nested.read.offset ? param(nested.read.offset) : undefined,
     });
     return { query, innerScope };
@@ -106,13 +128,19 @@ function planOne(input: QueryPlanInput, nav: NavigationProperty, options: Expand
     select: nested.read.select,
     selectList: nested.selectList,
     expand: nested.expand,
+    maxRows: cap === undefined ? perRow : cap.rows * perRow,
+    cap: cap === undefined ? 1 : cap.rows,
+    correlated: nested.correlated,
     column(scope) {
       const { query } = inner(scope);
-      if (!nav.collection) return { expr: { kind: 'subquery', query }, alias: nav.name };
+      if (cap === undefined) return { expr: { kind: 'subquery', query }, alias: nav.name };
       const x = scope.aliases.fresh();
       const rows = col(x, '_row');
+      const array = input.json === undefined ? sqliteDialect.jsonArrayAgg(rows) : sqliteDialect.jsonTextArrayAgg(rows);
+      const overflow: SqlExpr = { kind: 'binary', operator: '>', left: COUNT_STAR, right: constant(cap.rows) };
+      const message = expandCapMessage(nav.name, input.type.name, cap, settings);
       const agg = select({
-        columns: [{ expr: input.json === undefined ? sqliteDialect.jsonArrayAgg(rows) : sqliteDialect.jsonTextArrayAgg(rows) }],
+        columns: [{ expr: cap.limit === undefined ? array : { kind: 'case', whens: [{ when: overflow, then: sqliteDialect.raiseLimit(param(message)) }], otherwise: array } }],
         from: { kind: 'derived', query, alias: x },
       });
       return { expr: { kind: 'subquery', query: agg }, alias: nav.name };
@@ -122,7 +150,7 @@ function planOne(input: QueryPlanInput, nav: NavigationProperty, options: Expand
     plan.countColumn = (scope) => {
       const innerScope = new QueryScope('$it', target, scope.aliases.fresh(), scope.aliases);
       const query = select({
-        columns: [{ expr: { kind: 'call', name: 'count', args: [{ kind: 'star' }] } }],
+        columns: [{ expr: COUNT_STAR }],
         from: { kind: 'table', table: target.table, alias: innerScope.alias },
         joins: innerScope.joins,
         where: and(navigationCondition(nav, scope.alias, innerScope.alias), nested.read.where?.(innerScope)),

@@ -27,6 +27,11 @@ export interface ExprPlanContext {
 
 const SQL_COMPARE: Record<Exclude<CompareOperator, 'eq' | 'ne'>, '>' | '>=' | '<' | '<='> = { gt: '>', ge: '>=', lt: '<', le: '<=' };
 
+/** true for the integer types, whose `mod` is integer division's remainder. */
+function isIntegral(t: BoundExpr['type']): boolean {
+  return t.kind === 'primitive' && (t.name === 'Edm.Int32' || t.name === 'Edm.Int64');
+}
+
 /** Escapes `%`, `_` and the escape character for a LIKE pattern. */
 export function escapeLike(text: string, escape: string): string {
   let out = '';
@@ -40,6 +45,28 @@ export function enumValue(e: SqlExpr, enumType: EnumType): SqlExpr {
     kind: 'case',
     whens: enumType.members.map((m) => ({ when: { kind: 'binary', operator: '=', left: e, right: param(m.encoded) }, then: constant(m.value) })),
   };
+}
+
+/** The operands of a chain of one logical operator (`a or b or c` → [a, b, c]), left to right, without recursion. */
+function chainTerms(e: Extract<BoundExpr, { kind: 'logical' }>): BoundExpr[] {
+  const terms: BoundExpr[] = [];
+  const stack: BoundExpr[] = [e];
+  while (stack.length > 0) {
+    const x = stack.pop() as BoundExpr;
+    if (x.kind === 'logical' && x.operator === e.operator) stack.push(x.right, x.left);
+    else terms.push(x);
+  }
+  return terms;
+}
+
+/**
+ * The terms joined by AND or OR as a balanced tree (both are associative, in three-valued logic too):
+ * SQLite refuses expressions nested 1,000 deep, which a left-deep chain of 1,000 terms is.
+ */
+function balancedChain(terms: readonly SqlExpr[], operator: 'AND' | 'OR'): SqlExpr {
+  if (terms.length === 1) return terms[0] as SqlExpr;
+  const mid = Math.ceil(terms.length / 2);
+  return { kind: 'binary', operator, left: balancedChain(terms.slice(0, mid), operator), right: balancedChain(terms.slice(mid), operator) };
 }
 
 /** Plans an expression in a scope; `negated` is true under a `not`. */
@@ -60,6 +87,8 @@ export function planExpression(e: BoundExpr, scope: QueryScope, ctx: ExprPlanCon
       const owner = e.navigations.length === 0 ? rowScope.type : (e.navigations[e.navigations.length - 1]?.target ?? rowScope.type);
       return s.kind === 'computed' ? computedExpr(owner, alias, s.computed, scope.aliases) : col(alias, e.property.name);
     }
+    case 'result':
+      return col(scope.alias, e.column);
     case 'compare': {
       if (e.operator === 'eq' || e.operator === 'ne') return d.nullSafeEquals(plan(e.left), plan(e.right), e.operator === 'ne');
       let left = plan(e.left);
@@ -70,7 +99,7 @@ export function planExpression(e: BoundExpr, scope: QueryScope, ctx: ExprPlanCon
       return negated ? d.isTrue(cmp) : cmp;
     }
     case 'logical':
-      return { kind: 'binary', operator: e.operator === 'and' ? 'AND' : 'OR', left: plan(e.left), right: plan(e.right) };
+      return balancedChain(chainTerms(e).map((t) => plan(t)), e.operator === 'and' ? 'AND' : 'OR');
     case 'not':
       return { kind: 'not', operand: plan(e.operand, true) };
     case 'arithmetic': {
@@ -89,7 +118,8 @@ export function planExpression(e: BoundExpr, scope: QueryScope, ctx: ExprPlanCon
         case 'divby':
           return d.exactDivide(left, right);
         case 'mod':
-          return { kind: 'binary', operator: '%', left, right };
+          // SQLite's % truncates both operands to integers; Decimal and Double take the true remainder (§5.1.1.2.5).
+          return isIntegral(e.type) ? { kind: 'binary', operator: '%', left, right } : d.remainder(left, right);
         default:
           return assertNever(op, 'arithmetic operator');
       }

@@ -24,8 +24,12 @@ export interface PagePlan {
   readonly size: number;
   /** True when no next page can follow (a `$top` within the page size): the read fetches exactly the rows of the page. */
   readonly final: boolean;
-  /** The next link after a full page whose last row is `last`, when rows follow it; `value` reads a column of a row by alias. */
-  next<R>(last: R, value: (row: R, alias: string) => unknown): string | undefined;
+  /**
+   * The next link after a page whose last row is `last`, when rows follow it; `value` reads a column of
+   * a row by alias; `returned` is the rows the page holds (fewer than its size when the response budget
+   * ended it early), so a client `$top` continues with what is left of it.
+   */
+  next<R>(last: R, value: (row: R, alias: string) => unknown, returned?: number): string | undefined;
   /** Trims the extra row and builds the next link. */
   finish<R>(rows: R[], value: (row: R, alias: string) => unknown): { rows: R[]; nextLink?: string };
 }
@@ -40,8 +44,17 @@ function preferredPageSize(prefer: string | undefined): number | undefined {
   return n !== undefined && n > 0 ? n : undefined;
 }
 
-/** `(c1, c2, ..., key)` strictly after `values` in the order given (null-aware). */
-function after(order: readonly OrderItem[], values: readonly TokenValue[]): SqlExpr {
+/** The page size of a collection read and the `Preference-Applied` answer to `Prefer: odata.maxpagesize`. */
+export function pageSizeOf(ctx: OperationContext): { readonly size: number; readonly preferenceApplied?: string } {
+  const settings = ctx.svc.model.service;
+  const preferred = preferredPageSize(ctx.req.headers['prefer']);
+  if (preferred === undefined) return { size: settings.pageSize };
+  const size = Math.min(preferred, settings.maxPageSize);
+  return { size, preferenceApplied: `odata.maxpagesize=${size}` };
+}
+
+/** `(c1, c2, ..., key)` strictly after `values` in the order given (null-aware: NULL sorts first ascending). */
+export function strictlyAfter(order: readonly OrderItem[], values: readonly TokenValue[]): SqlExpr {
   const d = sqliteDialect;
   const alternatives: SqlExpr[] = [];
   for (let i = 0; i < order.length; i++) {
@@ -57,7 +70,7 @@ function after(order: readonly OrderItem[], values: readonly TokenValue[]): SqlE
 }
 
 /** Rebuilds the request URL with new paging options (other options kept as the client sent them). */
-function nextLinkUrl(ctx: OperationContext, token: string, top: number | undefined): string {
+export function nextLinkUrl(ctx: OperationContext, token: string, top: number | undefined): string {
   const kept = ctx.req.rawQuery
     .split('&')
     .filter((p) => p !== '' && !/^(%24|\$)(skiptoken|skip|top)=/i.test(p));
@@ -68,23 +81,21 @@ function nextLinkUrl(ctx: OperationContext, token: string, top: number | undefin
 
 /** Plans the page of a collection read. */
 export function planPage(ctx: OperationContext, type: EntityType, query: PlannedQuery): PagePlan {
-  const settings = ctx.svc.model.service;
-  const preferred = preferredPageSize(ctx.req.headers['prefer']);
-  const pageSize = preferred === undefined ? settings.pageSize : Math.min(preferred, settings.maxPageSize);
+  const { size: pageSize, preferenceApplied } = pageSizeOf(ctx);
   const top = ctx.options.top;
   const token = ctx.options.skiptoken;
   const sortCount = query.orderBy.length;
   const orderItems = (scope: QueryScope): OrderItem[] => [...(query.read.orderBy?.(scope) ?? []), { expr: col(scope.alias, type.key.name), direction: 'ASC' }];
   const values = token === undefined ? undefined : decodeSkiptoken(token, sortCount + 1);
-  const where = (scope: QueryScope): SqlExpr | undefined => and(query.read.where?.(scope), values === undefined ? undefined : after(orderItems(scope), values));
+  const where = (scope: QueryScope): SqlExpr | undefined => and(query.read.where?.(scope), values === undefined ? undefined : strictlyAfter(orderItems(scope), values));
   const extraColumns = (scope: QueryScope): SelectColumn[] => [
     ...(query.read.extraColumns?.(scope) ?? []),
     ...(query.read.orderBy?.(scope) ?? []).map((o, i) => ({ expr: o.expr, alias: SORT_VALUE(i) })),
   ];
   const final = top !== undefined && top <= pageSize;
   const fetch = final ? top : pageSize + 1;
-  const next = <R>(last: R, value: (row: R, alias: string) => unknown): string | undefined => {
-    const remaining = top === undefined ? undefined : top - pageSize;
+  const next = <R>(last: R, value: (row: R, alias: string) => unknown, returned = pageSize): string | undefined => {
+    const remaining = top === undefined ? undefined : top - returned;
     if (remaining !== undefined && remaining <= 0) return undefined;
     const tokenValues: TokenValue[] = [];
     for (let i = 0; i < sortCount; i++) tokenValues.push((value(last, SORT_VALUE(i)) ?? null) as TokenValue);
@@ -93,7 +104,7 @@ export function planPage(ctx: OperationContext, type: EntityType, query: Planned
   };
   return {
     read: { where, extraColumns, limit: fetch, offset: values === undefined ? ctx.options.skip : undefined },
-    preferenceApplied: preferred === undefined ? undefined : `odata.maxpagesize=${pageSize}`,
+    preferenceApplied,
     size: pageSize,
     final,
     next,

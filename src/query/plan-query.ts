@@ -4,13 +4,15 @@
  * $skip/$top. Binding happens here, so every name and literal is checked before any SQL exists.
  */
 import type { EdmModel, EntityType } from '../edm/model.js';
-import { UriSemanticError, NotImplementedError, QueryLimitError } from '../errors/odata-error.js';
+import { UriSemanticError, NotImplementedError } from '../errors/odata-error.js';
+import { checkLambdaDepth, checkOrderByLength, checkTop, lambdaDepth } from './query-limits.js';
 import type { NestedQueryOptions, OrderByItem, SelectItem, Expr } from '../uri/ast.js';
 import type { OrderItem } from '../sql/nodes.js';
 import { sqliteDialect } from '../sql/sqlite-dialect.js';
 import type { ReadPlanInput } from './plan-read.js';
 import { bindExpression, type BindScope } from './bind-expression.js';
-import type { BoundExpr, PathRoot } from './bound-ast.js';
+import { BOOLEAN, type BoundExpr, type PathRoot } from './bound-ast.js';
+import { bindApply } from './bind-apply.js';
 import { isBoolean, typeName } from './expr-types.js';
 import { enumValue, planExpression, type ExprPlanContext } from './plan-expression.js';
 import type { QueryScope } from './query-scope.js';
@@ -26,6 +28,15 @@ export interface PlannedQuery {
   /** Bound sort keys (without the key), for paging. */
   readonly orderBy: readonly { readonly expr: BoundExpr; readonly direction: 'asc' | 'desc' }[];
   readonly expand: readonly ExpandPlan[];
+  /** The request filters this level ($filter). */
+  readonly filtered: boolean;
+  /** The request orders this level ($orderby), rather than by the type's default order. */
+  readonly ordered: boolean;
+  /**
+   * A lambda or `$count` over a collection in $filter or $orderby, here or in an expansion: work per
+   * row that grows with the related rows (read-cost.ts sends such reads to a read thread).
+   */
+  readonly correlated: boolean;
 }
 
 /** What planning needs besides the options. */
@@ -37,6 +48,11 @@ export interface QueryPlanInput {
   readonly now: string;
   /** Current $expand depth (0 at the top). */
   readonly depth: number;
+  /**
+   * Expanded entities one entity of this level may still have under it, all levels together
+   * (`limits.maxExpandedRows` at the top; less inside expanded collections: query-limits.ts).
+   */
+  readonly expandBudget?: number;
   /** When set, rows are read as entity JSON text written by the database (expansions included). */
   readonly json?: SqlJsonOptions;
 }
@@ -47,14 +63,19 @@ export function bindFilter(input: QueryPlanInput, filter: Expr): BoundExpr {
   const scope: BindScope = { model: input.model, it, variables: new Map(), aliases: input.aliases, option: '$filter', aliasDepth: 0 };
   const bound = bindExpression(filter, scope);
   if (!isBoolean(bound.type)) throw new UriSemanticError(`$filter must be a Boolean expression, not ${typeName(bound.type)}.`, '$filter', 'BadRequest_InvalidRequestUrl');
+  checkLambdaDepth(bound, input.model.service, '$filter');
   return bound;
 }
 
 function bindOrderBy(input: QueryPlanInput, items: readonly OrderByItem[]): PlannedQuery['orderBy'] {
   const it: PathRoot = { variable: '$it', type: input.type };
   const scope: BindScope = { model: input.model, it, variables: new Map(), aliases: input.aliases, option: '$orderby', aliasDepth: 0 };
-  if (items.length > 8) throw new QueryLimitError('$orderby takes at most 8 items.', '$orderby');
-  return items.map((i) => ({ expr: bindExpression(i.expr, scope), direction: i.direction }));
+  checkOrderByLength(items.length, '$orderby');
+  return items.map((i) => {
+    const expr = bindExpression(i.expr, scope);
+    checkLambdaDepth(expr, input.model.service, '$orderby');
+    return { expr, direction: i.direction };
+  });
 }
 
 function selection(type: EntityType, items: readonly SelectItem[] | undefined): { select?: Set<string>; list?: string[] } {
@@ -104,13 +125,36 @@ export function exprContext(now: string): ExprPlanContext {
   return { dialect: sqliteDialect, now };
 }
 
+function conjunction(a: BoundExpr | undefined, b: BoundExpr): BoundExpr {
+  return a === undefined ? b : { kind: 'logical', operator: 'and', left: a, right: b, type: BOOLEAN };
+}
+
+/**
+ * The `filter` transformations of a `$apply` that only filters: its result are entities of the type,
+ * read like any collection (an aggregating `$apply` is planned by plan-apply.ts).
+ */
+function applyFilters(input: QueryPlanInput): BoundExpr | undefined {
+  const trafos = input.options.apply;
+  if (trafos === undefined) return undefined;
+  if (input.depth > 0) throw new NotImplementedError('$apply inside $expand is not supported.');
+  const bound = bindApply({ model: input.model, type: input.type, aliases: input.aliases }, trafos);
+  let all: BoundExpr | undefined;
+  for (const step of bound.steps) {
+    if (step.kind !== 'filter') throw new Error('an aggregating $apply planned as an entity read');
+    all = conjunction(all, step.predicate);
+  }
+  return all;
+}
+
 /** Plans the query options of a read of `type`. */
 export function planQuery(input: QueryPlanInput): PlannedQuery {
   const o = input.options;
   const ctx = exprContext(input.now);
   if (o.search !== undefined) throw new NotImplementedError('$search is not supported; use $filter with contains().');
   if (o.compute !== undefined) throw new NotImplementedError('$compute is not supported.');
-  const filter = o.filter === undefined ? undefined : bindFilter(input, o.filter);
+  checkTop(o.top, input.model.service, input.depth === 0 ? '$top' : '$top inside $expand');
+  const applied = applyFilters(input);
+  const filter = o.filter === undefined ? applied : conjunction(applied, bindFilter(input, o.filter));
   const orderBy = o.orderby === undefined ? defaultOrder(input.type) : bindOrderBy(input, o.orderby);
   const { select, list } = selection(input.type, o.select);
   const expand = o.expand === undefined ? [] : planExpand(input, o.expand);
@@ -133,5 +177,6 @@ export function planQuery(input: QueryPlanInput): PlannedQuery {
     limit: o.top,
     offset: o.skip,
   };
-  return { read, selectList: list, count: o.count === true, orderBy, expand };
+  const correlated = (filter !== undefined && lambdaDepth(filter) > 0) || orderBy.some((b) => lambdaDepth(b.expr) > 0) || expand.some((e) => e.correlated);
+  return { read, selectList: list, count: o.count === true, orderBy, expand, filtered: filter !== undefined, ordered: o.orderby !== undefined, correlated };
 }

@@ -6,7 +6,9 @@
 import type { EdmModel, EntityType } from '../edm/model.js';
 import type { JsonFormat } from '../core/format.js';
 import type { OperationContext } from '../core/operation-context.js';
-import { compile, type CompiledQuery } from '../sql/compile.js';
+import { compile, type CompileOptions, type CompiledQuery } from '../sql/compile.js';
+import { readCost, type ReadCost } from './read-cost.js';
+import { expandedRowsPerEntity } from './plan-expand.js';
 import { sqliteDialect } from '../sql/sqlite-dialect.js';
 import type { SelectNode, SqlExpr, SqlValue } from '../sql/nodes.js';
 import { col, constant, select } from '../sql/build.js';
@@ -32,6 +34,16 @@ export interface ReadPlan {
   readonly pageText?: true;
   /** `count(*)` of the collection when `$count=true` (collections) or for `$count` requests. */
   readonly count?: CompiledQuery;
+  /** With `pageText`: the same page as rows, streamed, for a page text that would pass the response budget. */
+  readonly streamRows?: CompiledQuery;
+  /** What the read may cost (read-cost.ts). */
+  readonly cost: ReadCost;
+}
+
+/** How to plan. */
+export interface ReadPlanOptions {
+  /** Compile the statements cancellable, for a read thread (sql/compile.ts); cached apart from the others. */
+  readonly cancellable?: boolean;
 }
 
 /** What kind of read. */
@@ -41,7 +53,15 @@ interface CachedRead {
   readonly query: PlannedQuery;
   readonly json?: SqlJsonOptions;
   readonly pageText?: true;
+  readonly cost: ReadCost;
 }
+
+/**
+ * A page read as one text (pageText) is built whole by the database, so it is used only when its
+ * entities and their expansions, at their caps, are at most this many (the bench's $top=20 page with
+ * two expanded collections is 40,040): beyond, pages are streamed and cut at the response budget.
+ */
+const PAGE_TEXT_MAX_ROWS = 50_000;
 
 /** Alias of the page text column of `pageText` reads. */
 export const PAGE_ALIAS = '_page';
@@ -70,11 +90,11 @@ const keyReplacer = (_: string, v: unknown): unknown => (v instanceof Map ? [...
  * The request's shape: everything planning reads except the per-request values. The query options
  * are taken as the operation received them (not the URL), so conditions the core adds for the caller
  * (companies and row-scoped sets are filtered per grant) are part of the shape. undefined for
- * continuation pages, whose skiptoken values shape the SQL.
+ * continuation pages, whose skiptoken values shape the SQL. `kind` names the planner and what it reads.
  */
-function shapeKey(ctx: OperationContext, kind: ReadKind, type: EntityType, conditions: readonly PathCondition[], format: JsonFormat): string | undefined {
+export function shapeKey(ctx: OperationContext, kind: string, type: EntityType, conditions: readonly PathCondition[], format: JsonFormat): string | undefined {
   if (ctx.options.skiptoken !== undefined) return undefined;
-  const prefer = kind === 'collection' ? (ctx.req.headers['prefer'] ?? '') : '';
+  const prefer = kind.endsWith('collection') ? (ctx.req.headers['prefer'] ?? '') : '';
   const head = [kind, type.name, conditions.map((c) => c.property).join(','), format.metadata, format.ieee754Compatible, ctx.links.serviceRootUrl, ctx.links.prefix, prefer];
   return `${head.join('\n')}\n${optionsKey(ctx.options)}`;
 }
@@ -102,10 +122,10 @@ const COUNT_STAR: SqlExpr = { kind: 'call', name: 'count', args: [{ kind: 'star'
  * existing company (foreign key), so the counts are equal, and SQLite counts a table without reading
  * its rows (10 µs instead of 200 µs for 10,000 rows). Both counts are in one statement (one snapshot).
  */
-function countStatement(model: EdmModel, type: EntityType, companyId: string | undefined, conditions: readonly PathCondition[], where: ReadPlanInput['where']): CompiledQuery {
+function countStatement(model: EdmModel, type: EntityType, companyId: string | undefined, conditions: readonly PathCondition[], where: ReadPlanInput['where'], options: CompileOptions): CompiledQuery {
   const plan = planRead({ type, companyId, conditions, where });
   const filtered: SelectNode = { ...plan, columns: [{ expr: COUNT_STAR, alias: 'n' }], orderBy: [] };
-  if (type.scope !== 'company' || conditions.length > 0 || where !== undefined) return compile(filtered, sqliteDialect);
+  if (type.scope !== 'company' || conditions.length > 0 || where !== undefined) return compile(filtered, sqliteDialect, options);
   const all = select({ columns: [{ expr: COUNT_STAR }], from: { kind: 'table', table: type.table, alias: 'a' } });
   const companies = select({ columns: [{ expr: COUNT_STAR, alias: 'c' }], from: { kind: 'table', table: model.company.table, alias: 'c' } });
   const n: SqlExpr = {
@@ -113,15 +133,15 @@ function countStatement(model: EdmModel, type: EntityType, companyId: string | u
     whens: [{ when: { kind: 'binary', operator: '=', left: col('k', 'c'), right: constant(1) }, then: { kind: 'subquery', query: all } }],
     otherwise: { kind: 'subquery', query: { ...filtered, columns: [{ expr: COUNT_STAR }] } },
   };
-  return compile(select({ columns: [{ expr: n, alias: 'n' }], from: { kind: 'derived', query: companies, alias: 'k' } }), sqliteDialect);
+  return compile(select({ columns: [{ expr: n, alias: 'n' }], from: { kind: 'derived', query: companies, alias: 'k' } }), sqliteDialect, options);
 }
 
 /** Plans the query options: for the database's JSON writer when it can write `format`, else for the JavaScript writer. */
-function planOptions(ctx: OperationContext, type: EntityType, format: JsonFormat, now: string): CachedRead {
+function planOptions(ctx: OperationContext, type: EntityType, format: JsonFormat, now: string): Omit<CachedRead, 'cost'> {
   const input = { model: ctx.svc.model, type, options: ctx.options, aliases: ctx.options.aliases, now, depth: 0 };
   const metadata = sqlJsonMetadata(format);
   if (metadata !== undefined) {
-    const json: SqlJsonOptions = { metadata, links: ctx.links };
+    const json: SqlJsonOptions = { metadata, links: ctx.links, ieee754Compatible: format.ieee754Compatible };
     const query = planQuery({ ...input, json });
     if (sqlJsonSupported(type, query.read.select, query.expand, metadata)) return { query, json };
   }
@@ -129,7 +149,8 @@ function planOptions(ctx: OperationContext, type: EntityType, format: JsonFormat
 }
 
 /** The plan of a read of `type` restricted by `conditions`; for collections also its page. */
-export function planReadRequest(ctx: OperationContext, kind: ReadKind, type: EntityType, conditions: readonly PathCondition[], format: JsonFormat): { plan: ReadPlan; page?: PagePlan } {
+export function planReadRequest(ctx: OperationContext, kind: ReadKind, type: EntityType, conditions: readonly PathCondition[], format: JsonFormat, options: ReadPlanOptions = {}): { plan: ReadPlan; page?: PagePlan } {
+  const compileOptions = { cancellable: options.cancellable === true };
   const companyId = ctx.company?.id;
   const values: SqlValue[] = [new Date().toISOString(), companyId ?? null, ...conditions.map((c) => c.value)];
   const build = (v: readonly SqlValue[]): PlannedShape<CachedRead> => {
@@ -138,23 +159,32 @@ export function planReadRequest(ctx: OperationContext, kind: ReadKind, type: Ent
     const conds = conditions.map((c, i) => ({ property: c.property, value: v[i + 2] as StoredValue }));
     const { query } = shape;
     const statements: CompiledQuery[] = [];
-    let value = shape;
+    const skip = ctx.options.skip ?? 0;
+    let value: CachedRead;
     if (kind === 'collection') {
       const page = planPage(ctx, type, query);
       const rows = planRead({ type, companyId: company, conditions: conds, ...query.read, ...page.read });
-      const pageText = shape.json !== undefined && page.final;
-      statements.push(compile(pageText ? pageTextStatement(rows) : rows, sqliteDialect));
-      if (pageText) value = { ...shape, pageText };
+      const pageRows = page.final ? Math.min(ctx.options.top ?? page.size, page.size) : page.size;
+      const pageText = shape.json !== undefined && page.final && pageRows * (1 + expandedRowsPerEntity(query.expand)) <= PAGE_TEXT_MAX_ROWS;
+      statements.push(compile(pageText ? pageTextStatement(rows) : rows, sqliteDialect, compileOptions));
+      if (pageText) statements.push(compile(rows, sqliteDialect, compileOptions));
+      value = { ...shape, ...(pageText ? { pageText } : {}), cost: readCost('collection', type, query, pageRows, skip) };
     } else if (kind === 'entity') {
-      statements.push(compile(planRead({ type, companyId: company, conditions: conds, select: query.read.select, extraColumns: query.read.extraColumns, json: query.read.json, limit: 1 }), sqliteDialect));
+      statements.push(compile(planRead({ type, companyId: company, conditions: conds, select: query.read.select, extraColumns: query.read.extraColumns, json: query.read.json, limit: 1 }), sqliteDialect, compileOptions));
+      value = { ...shape, cost: readCost('entity', type, query, 1, 0) };
+    } else {
+      value = { ...shape, cost: readCost('count', type, query, 0, 0) };
     }
-    if (kind === 'count' || query.count) statements.push(countStatement(ctx.svc.model, type, company, conds, query.read.where));
+    if (kind === 'count' || query.count) statements.push(countStatement(ctx.svc.model, type, company, conds, query.read.where, compileOptions));
     return { value, statements };
   };
-  const key = shapeKey(ctx, kind, type, conditions, format);
+  const shape = shapeKey(ctx, kind, type, conditions, format);
+  const key = shape === undefined ? undefined : options.cancellable === true ? `${shape}\ncancellable` : shape;
   const planned = key === undefined ? build(values) : cacheOf(ctx).get(key, values, build);
-  const { query, json, pageText } = planned.value;
-  const [first, second] = planned.statements as [CompiledQuery, CompiledQuery | undefined];
-  const plan: ReadPlan = kind === 'count' ? { query, json, rows: first, count: first } : { query, json, pageText, rows: first, count: second };
+  const { query, json, pageText, cost } = planned.value;
+  const queue = [...planned.statements];
+  const rows = queue.shift() as CompiledQuery;
+  const streamRows = pageText === true ? queue.shift() : undefined;
+  const plan: ReadPlan = kind === 'count' ? { query, json, rows, count: rows, cost } : { query, json, pageText, rows, streamRows, count: queue.shift(), cost };
   return kind === 'collection' ? { plan, page: planPage(ctx, type, query) } : { plan };
 }

@@ -12,8 +12,11 @@ export function encodeSkiptoken(values: readonly TokenValue[]): string {
   return Buffer.from(JSON.stringify(values), 'utf8').toString('base64url');
 }
 
-/** Decodes a token for a query sorted by `count` values (sort keys plus the entity key). */
-export function decodeSkiptoken(token: string, count: number): TokenValue[] {
+/**
+ * Decodes a token for a query sorted by `count` values (sort keys plus the entity key); `nullableKey`
+ * when the last value may be null (the grouping values of aggregated results).
+ */
+export function decodeSkiptoken(token: string, count: number, nullableKey = false): TokenValue[] {
   const invalid = (): UriSyntaxError =>
     new UriSyntaxError('The $skiptoken is not valid for this request: follow the @odata.nextLink of the previous page unchanged.', '$skiptoken', 0);
   if (!/^[A-Za-z0-9_-]{1,4096}$/.test(token)) throw invalid();
@@ -25,6 +28,6 @@ export function decodeSkiptoken(token: string, count: number): TokenValue[] {
   }
   if (!Array.isArray(parsed) || parsed.length !== count) throw invalid();
   for (const v of parsed) if (!(v === null || typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v)))) throw invalid();
-  if (parsed[parsed.length - 1] === null) throw invalid();
+  if (parsed[parsed.length - 1] === null && !nullableKey) throw invalid();
   return parsed as TokenValue[];
 }

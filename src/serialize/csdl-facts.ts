@@ -13,6 +13,24 @@ export const CORE_VOCABULARY = {
   jsonUri: 'https://oasis-tcs.github.io/odata-vocabularies/vocabularies/Org.OData.Core.V1.json',
 } as const;
 
+/** The OASIS Aggregation vocabulary, referenced under the alias `Aggregation` (Data Aggregation §2). */
+export const AGGREGATION_VOCABULARY = {
+  namespace: 'Org.OData.Aggregation.V1',
+  alias: 'Aggregation',
+  xmlUri: 'https://oasis-tcs.github.io/odata-vocabularies/vocabularies/Org.OData.Aggregation.V1.xml',
+  jsonUri: 'https://oasis-tcs.github.io/odata-vocabularies/vocabularies/Org.OData.Aggregation.V1.json',
+} as const;
+
+/**
+ * `Aggregation.ApplySupported` of every entity set (Data Aggregation §7, ApplySupportedType): the
+ * transformations `$apply` supports there (src/query/bind-apply.ts), no rollup hierarchies.
+ */
+export const APPLY_SUPPORTED = {
+  term: 'ApplySupported',
+  transformations: ['aggregate', 'groupby', 'filter', 'orderby', 'top', 'skip', 'identity', 'concat'],
+  rollup: 'None',
+} as const;
+
 /** One Core annotation (term without the alias), independent of the representation. */
 export type CoreAnnotation =
   | { readonly term: 'Computed' | 'Immutable'; readonly kind: 'bool'; readonly value: true }

@@ -7,7 +7,7 @@
 import type { EdmModel, EntityType, EnumType, Property } from '../edm/model.js';
 import { assertNever } from '../util/assert-never.js';
 import {
-  CORE_VOCABULARY, csdlActions, csdlNavigations, csdlTerms, descriptionAnnotations, entityTypeAnnotations, navigationBindings, propertyAnnotations, propertyTypeName,
+  AGGREGATION_VOCABULARY, APPLY_SUPPORTED, CORE_VOCABULARY, csdlActions, csdlNavigations, csdlTerms, descriptionAnnotations, entityTypeAnnotations, navigationBindings, propertyAnnotations, propertyTypeName,
   type CoreAnnotation, type CsdlNavigation,
 } from './csdl-facts.js';
 
@@ -109,6 +109,7 @@ function entityContainer(model: EdmModel): JsonObject {
       $Collection: true,
       $Type: type.qualifiedName,
       ...(Object.keys(bindings).length === 0 ? {} : { $NavigationPropertyBinding: bindings }),
+      [`@${AGGREGATION_VOCABULARY.alias}.${APPLY_SUPPORTED.term}`]: { Transformations: [...APPLY_SUPPORTED.transformations], Rollup: APPLY_SUPPORTED.rollup },
     };
   }
   return { $Kind: 'EntityContainer', ...sets };
@@ -129,6 +130,7 @@ export function toCsdlJson(model: EdmModel): object {
     $EntityContainer: `${model.service.namespace}.${model.service.containerName}`,
     $Reference: {
       [CORE_VOCABULARY.jsonUri]: { $Include: [{ $Namespace: CORE_VOCABULARY.namespace, $Alias: CORE_VOCABULARY.alias }] },
+      [AGGREGATION_VOCABULARY.jsonUri]: { $Include: [{ $Namespace: AGGREGATION_VOCABULARY.namespace, $Alias: AGGREGATION_VOCABULARY.alias }] },
     },
     [model.service.namespace]: schema,
   };

@@ -7,7 +7,7 @@ import { XMLBuilder } from 'fast-xml-parser';
 import type { EdmModel, EntityType, EnumType, Property } from '../edm/model.js';
 import { assertNever } from '../util/assert-never.js';
 import {
-  CORE_VOCABULARY, csdlActions, csdlNavigations, csdlTerms, descriptionAnnotations, entityTypeAnnotations, navigationBindings, propertyAnnotations, propertyTypeName,
+  AGGREGATION_VOCABULARY, APPLY_SUPPORTED, CORE_VOCABULARY, csdlActions, csdlNavigations, csdlTerms, descriptionAnnotations, entityTypeAnnotations, navigationBindings, propertyAnnotations, propertyTypeName,
   type CoreAnnotation, type CsdlAction, type CsdlNavigation, type CsdlTerm,
 } from './csdl-facts.js';
 
@@ -123,7 +123,18 @@ function term(entry: CsdlTerm): XmlElement {
   };
 }
 
-/** The `EntityContainer`: one set per entity type (contained types too, as BC exposes them). */
+/** `Aggregation.ApplySupported` as an XML annotation: a record with the transformations and the rollup support. */
+const applySupported: XmlElement = {
+  '@_Term': `${AGGREGATION_VOCABULARY.alias}.${APPLY_SUPPORTED.term}`,
+  Record: {
+    PropertyValue: [
+      { '@_Property': 'Transformations', Collection: { String: APPLY_SUPPORTED.transformations } },
+      { '@_Property': 'Rollup', '@_EnumMember': `${AGGREGATION_VOCABULARY.alias}.RollupType/${APPLY_SUPPORTED.rollup}` },
+    ],
+  },
+};
+
+/** The `EntityContainer`: one set per entity type (contained types too, as BC exposes them), each declaring `$apply`. */
 function entityContainer(model: EdmModel): XmlElement {
   return {
     '@_Name': model.service.containerName,
@@ -131,6 +142,7 @@ function entityContainer(model: EdmModel): XmlElement {
       '@_Name': type.entitySet,
       '@_EntityType': type.qualifiedName,
       ...children('NavigationPropertyBinding', navigationBindings(type).map((binding) => ({ '@_Path': binding.path, '@_Target': binding.target }))),
+      Annotation: applySupported,
     })),
   };
 }
@@ -151,10 +163,10 @@ export function toCsdlXml(model: EdmModel): string {
     'edmx:Edmx': {
       '@_Version': '4.0',
       '@_xmlns:edmx': EDMX_NAMESPACE,
-      'edmx:Reference': {
-        '@_Uri': CORE_VOCABULARY.xmlUri,
-        'edmx:Include': { '@_Namespace': CORE_VOCABULARY.namespace, '@_Alias': CORE_VOCABULARY.alias },
-      },
+      'edmx:Reference': [CORE_VOCABULARY, AGGREGATION_VOCABULARY].map((v) => ({
+        '@_Uri': v.xmlUri,
+        'edmx:Include': { '@_Namespace': v.namespace, '@_Alias': v.alias },
+      })),
       'edmx:DataServices': {
         Schema: {
           '@_xmlns': EDM_NAMESPACE,

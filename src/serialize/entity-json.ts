@@ -83,7 +83,10 @@ export function entityToJson(type: EntityType, row: DbRow, opts: EntityJsonOptio
     const raw = row[e.name];
     const parsed: unknown = typeof raw === 'string' ? JSON.parse(raw) : (raw ?? null);
     const nested: EntityJsonOptions = { format, links: opts.links, select: e.select, expand: e.expand };
-    if (e.countColumn !== undefined) out[`${e.name}@odata.count`] = Number(row[e.countColumn] ?? 0);
+    if (e.countColumn !== undefined) {
+      const n = Number(row[e.countColumn] ?? 0);
+      out[`${e.name}@odata.count`] = format.ieee754Compatible ? String(n) : n;
+    }
     if (e.collection) {
       out[e.name] = Array.isArray(parsed) ? parsed.map((r) => entityToJson(e.target, r as DbRow, nested)) : [];
     } else {

@@ -29,6 +29,8 @@ export interface Dialect {
   readonly functions: Readonly<Record<DialectFunction, (args: readonly SqlExpr[]) => SqlExpr>>;
   /** `instr`-style containment, for a non-literal pattern: true when `needle` occurs in `haystack`. */
   containsExpr(haystack: SqlExpr, needle: SqlExpr): SqlExpr;
+  /** The remainder of a division with the sign of the dividend, for Decimal and Double operands (OData `mod`). */
+  remainder(left: SqlExpr, right: SqlExpr): SqlExpr;
   /** Exact division of two numbers (`divby`). */
   exactDivide(left: SqlExpr, right: SqlExpr): SqlExpr;
   /** A JSON object of named values; `json` marks values that are JSON text to embed, not strings. */
@@ -43,9 +45,10 @@ export interface Dialect {
   jsonBoolean(e: SqlExpr): SqlExpr;
   /**
    * A stored Edm.Decimal/Edm.Double as a JSON member value spelled as JavaScript's JSON.stringify
-   * spells the number (the JSON writer of serialize/entity-json.ts); `double` writes non-finite values as strings.
+   * spells the number (the JSON writer of serialize/entity-json.ts); `double` writes non-finite values as
+   * strings; `asString` gives the same digits as text, a JSON string (IEEE754Compatible=true, JSON Format §3.2).
    */
-  jsonNumber(e: SqlExpr, double: boolean): SqlExpr;
+  jsonNumber(e: SqlExpr, double: boolean, asString?: boolean): SqlExpr;
   /**
    * A unique order of a table's rows that its indexes already hold (SQLite: the rowid), to break ties
    * where nobody pages through the rows (inside $expand): it spares a sort by the key per parent row.
@@ -57,6 +60,18 @@ export interface Dialect {
    * reads the bound value): 10 µs on a GET by key, measured.
    */
   rowLimit(e: SqlExpr): SqlExpr;
+  /**
+   * An expression that fails the statement with a 400 (QueryLimitError) carrying `message`, for
+   * limits the database meets while it runs (an expanded collection past its cap). SQLite: the
+   * `odata_raise_limit` function registered by db/database.ts.
+   */
+  raiseLimit(message: SqlExpr): SqlExpr;
+  /**
+   * A condition that is true while the running statement may go on and fails it once its time is up,
+   * for engines that cannot be interrupted from outside (SQLite: `odata_live()`, registered by the read
+   * threads); undefined where the engine cancels statements itself.
+   */
+  readonly livenessCheck?: SqlExpr;
   /**
    * The weak ETag of a row version, as serialize/etag.ts formatEtag writes it (odata_etag, registered by
    * db/database.ts); with `stored`, the row's stored ETag text is used while its version matches.

@@ -47,6 +47,10 @@ export type SqlExpr =
   | { readonly kind: 'inList'; readonly operand: SqlExpr; readonly items: readonly SqlExpr[]; readonly negated: boolean }
   /** A function call; `name` comes from the dialect's function table, never from input. */
   | { readonly kind: 'call'; readonly name: string; readonly args: readonly SqlExpr[] }
+  /** `row_number() OVER (ORDER BY ...)`: the position of a row in an order (window function). */
+  | { readonly kind: 'rowNumber'; readonly orderBy: readonly OrderItem[] }
+  /** An aggregate of a GROUP BY group: `count(*)` without `arg`, `count(DISTINCT x)` with `distinct`. */
+  | { readonly kind: 'aggregate'; readonly fn: 'count' | 'sum' | 'avg' | 'min' | 'max'; readonly arg?: SqlExpr; readonly distinct: boolean }
   | {
       readonly kind: 'case';
       /** `CASE base WHEN v THEN ...`: base is evaluated once and compared with each `when`. */
@@ -69,7 +73,9 @@ export interface SelectColumn {
 /** A table or derived table in FROM / JOIN. */
 export type FromItem =
   | { readonly kind: 'table'; readonly table: string; readonly alias: string }
-  | { readonly kind: 'derived'; readonly query: SelectNode; readonly alias: string };
+  | { readonly kind: 'derived'; readonly query: SelectNode; readonly alias: string }
+  /** `(q1 UNION ALL q2 ...) AS alias`: the queries have the same columns and no ORDER BY or LIMIT. */
+  | { readonly kind: 'union'; readonly queries: readonly SelectNode[]; readonly alias: string };
 
 /** A join clause. */
 export interface JoinNode {
@@ -91,6 +97,8 @@ export interface SelectNode {
   readonly from: FromItem;
   readonly joins: readonly JoinNode[];
   readonly where?: SqlExpr;
+  /** GROUP BY expressions (aggregated reads, Data Aggregation `groupby`). */
+  readonly groupBy?: readonly SqlExpr[];
   readonly orderBy: readonly OrderItem[];
   readonly limit?: SqlExpr;
   readonly offset?: SqlExpr;

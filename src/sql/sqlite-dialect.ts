@@ -58,20 +58,22 @@ const abs = (e: SqlExpr): SqlExpr => call('abs', e);
  * double, so SQLite's digits are then JavaScript's shortest ones. SQLite writes 17 digits for many
  * doubles that 15 represent (181004266.441296 as 181004266.44129601), so `printf('%.15g')` reading
  * back equal is not the test. Everything else goes through the odata_json_number function
- * registered by db/database.ts.
+ * registered by db/database.ts. As a string (`asString`), the same digits are TEXT: String(x) and
+ * JSON.stringify(x) spell a finite number alike.
  */
-function jsonNumber(e: SqlExpr, double: boolean): SqlExpr {
-  const fallback = call('json', call('odata_json_number', e, c(double ? 1 : 0)));
+function jsonNumber(e: SqlExpr, double: boolean, asString = false): SqlExpr {
+  const fallback = asString ? call('odata_json_number', e, c(2)) : call('json', call('odata_json_number', e, c(double ? 1 : 0)));
   // The CASE below reads e up to five times: fine for a column, not for a computed subquery.
   if (e.kind !== 'column') return fallback;
+  const text = (x: SqlExpr): SqlExpr => (asString ? { kind: 'cast', operand: x, type: 'TEXT' } : x);
   return {
     kind: 'case',
     whens: [
       { when: isNull(e), then: c(null) },
-      { when: bin('AND', bin('=', e, int(e)), bin('<', abs(e), c(1e15))), then: int(e) },
+      { when: bin('AND', bin('=', e, int(e)), bin('<', abs(e), c(1e15))), then: text(int(e)) },
       {
         when: bin('AND', bin('AND', bin('>=', abs(e), c(0.0001)), bin('<', abs(e), c(1e15))), bin('<=', call('length', { kind: 'cast', operand: e, type: 'TEXT' }), c(16))),
-        then: e,
+        then: text(e),
       },
     ],
     otherwise: fallback,
@@ -102,6 +104,8 @@ export const sqliteDialect: Dialect = {
   isNotTrue: (e) => ({ kind: 'binary', operator: 'IS NOT', left: e, right: { kind: 'constant', value: 1 } }),
   functions,
   containsExpr: (haystack, needle) => ({ kind: 'binary', operator: '>', left: call('instr', haystack, needle), right: { kind: 'constant', value: 0 } }),
+  // mod() is SQLite's fmod (built with SQLITE_ENABLE_MATH_FUNCTIONS, as better-sqlite3 is); NULL for a zero divisor, like %.
+  remainder: (left, right) => call('mod', left, right),
   exactDivide: (left, right) => ({ kind: 'binary', operator: '/', left: { kind: 'cast', operand: left, type: 'REAL' }, right }),
   // JSON subtypes do not survive a subquery boundary in SQLite, so embedded JSON text is re-marked with json().
   jsonObject: (members) => call('json_object', ...members.flatMap((m) => [name(m.key), m.json ? call('json', m.value) : m.value])),
@@ -121,4 +125,6 @@ export const sqliteDialect: Dialect = {
   // A bound LIMIT/OFFSET that the planner reads (sqlite3ExprIsInteger on a variable) marks the
   // statement for re-preparation whenever the value is bound, i.e. on every run; a CAST hides it.
   rowLimit: (e) => (e.kind === 'param' ? { kind: 'cast', operand: e, type: 'INTEGER' } : e),
+  raiseLimit: (message) => call('odata_raise_limit', message),
+  livenessCheck: call('odata_live'),
 };

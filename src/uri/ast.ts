@@ -149,6 +149,60 @@ export type MemberRoot =
   | { readonly kind: 'alias'; readonly name: string }; /** a parameter alias used as a path root, e.g. `@m/FirstName` */
 
 // ---------------------------------------------------------------------------------------------
+// $apply (OData Data Aggregation Extension 4.0 §3; ABNF `applyExpr` of odata-aggregation-abnf)
+
+/** A member path expression (names, casts, keys... as the expression parser reads them). */
+export type MemberExpr = Extract<Expr, { kind: 'member' }>;
+
+/** The standard aggregation methods (Data Aggregation §3.1.3). */
+export type StandardAggregation = 'sum' | 'min' | 'max' | 'average' | 'countdistinct';
+
+/** The method after `with`: a standard one, or a namespace-qualified custom aggregation method. */
+export type AggregateMethod =
+  | { readonly kind: 'standard'; readonly name: StandardAggregation }
+  | { readonly kind: 'custom'; readonly name: string };
+
+/** A `from` clause of an aggregate expression (ABNF `aggregateFrom` / `customFrom`). */
+export interface AggregateFrom {
+  readonly groupBy: readonly MemberExpr[];
+  readonly method?: AggregateMethod;
+  readonly span: Span;
+}
+
+/** One aggregate expression (ABNF `aggregateExpr`). */
+export type AggregateItem =
+  /** `$count as n`, or `path/$count as n` (ABNF `aggregateCount`): `path` is empty for `$count`. */
+  | { readonly kind: 'count'; readonly path: readonly MemberSegment[]; readonly from: readonly AggregateFrom[]; readonly alias: string; readonly span: Span }
+  /** `expr with method as alias` (ABNF `aggregatableExpW`, `nonprimAggWith`). */
+  | { readonly kind: 'method'; readonly expr: Expr; readonly method: AggregateMethod; readonly from: readonly AggregateFrom[]; readonly alias: string; readonly span: Span }
+  /** A custom aggregate reached by a path (ABNF `aggregateCustom`), alias optional. */
+  | { readonly kind: 'custom'; readonly path: MemberExpr; readonly from: readonly AggregateFrom[]; readonly alias?: string; readonly span: Span };
+
+/** One element of a `groupby` list (ABNF `groupbyElement`). */
+export type GroupingItem =
+  | { readonly kind: 'path'; readonly path: MemberExpr; readonly span: Span }
+  /** `rollup(...)` or `rolluprecursive(...)`, kept by name only. */
+  | { readonly kind: 'unsupported'; readonly name: string; readonly span: Span };
+
+/** One transformation of an `applyExpr`. */
+export type ApplyTransformation =
+  | { readonly kind: 'aggregate'; readonly items: readonly AggregateItem[]; readonly span: Span }
+  /** `groupby((p1,...)[, applyExpr])`: `then` is the transformation sequence applied to each group. */
+  | { readonly kind: 'groupby'; readonly groupBy: readonly GroupingItem[]; readonly then?: readonly ApplyTransformation[]; readonly span: Span }
+  | { readonly kind: 'filter'; readonly predicate: Expr; readonly span: Span }
+  /** `orderby(...)`, `top(n)`, `skip(n)` and `identity`: transformations that keep the instances (§3.2). */
+  | { readonly kind: 'orderby'; readonly items: readonly OrderByItem[]; readonly span: Span }
+  | { readonly kind: 'top' | 'skip'; readonly count: number; readonly span: Span }
+  | { readonly kind: 'identity'; readonly span: Span }
+  /** `concat(applyExpr, applyExpr, ...)`: the union of each sequence applied to the same input (§3.3.1). */
+  | { readonly kind: 'concat'; readonly branches: readonly (readonly ApplyTransformation[])[]; readonly span: Span }
+  /**
+   * A transformation of the grammar kept by name only (`compute`, `join`, `nest`, top/bottom
+   * count/sum/percent, `search`, hierarchy transformations, a namespace-qualified custom function, ...).
+   */
+  | { readonly kind: 'unsupported'; readonly name: string; readonly span: Span };
+
+// ---------------------------------------------------------------------------------------------
 // Query options (ABNF `queryOptions`)
 
 /** `$orderby` item. */
@@ -207,6 +261,8 @@ export interface NestedQueryOptions {
   readonly levels?: number | 'max';
   readonly search?: string;
   readonly compute?: string;
+  /** `$apply`: the transformations in order (Data Aggregation §3; also allowed inside `$expand`, ABNF `expandOption`). */
+  readonly apply?: readonly ApplyTransformation[];
   /** `@name=value` parameter aliases defined inside the parentheses, e.g. `$expand=X(@m=$this;...)`. */
   readonly aliases?: ReadonlyMap<string, Expr>;
 }
@@ -216,7 +272,6 @@ export interface QueryOptions extends NestedQueryOptions {
   readonly skiptoken?: string;
   readonly format?: string;
   readonly deltatoken?: string;
-  readonly apply?: string;
   readonly index?: number;
   readonly schemaversion?: string;
   /** `$id` of `$entity?$id=...` (URL Conventions §4.3.4), decoded. */

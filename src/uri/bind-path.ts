@@ -33,12 +33,6 @@ export function bindPath(model: EdmModel, path: ResourcePath): BoundPath {
   } else {
     const type = model.entityTypeBySet.get(first.name);
     if (type === undefined) throw notFound(first);
-    if (type.scope === 'company' && !type.unscoped) {
-      throw new NotFoundError(
-        `The entity set '${type.entitySet}' is only available company-scoped: use companies({companyId})/${type.entitySet}, ` +
-          `or reach the records through their parent.`,
-      );
-    }
     company = type.scope === 'company' ? { kind: 'unscoped' } : { kind: 'none' };
   }
 
@@ -73,7 +67,7 @@ export function bindPath(model: EdmModel, path: ResourcePath): BoundPath {
           break;
         }
         const prop = prev.type.propertyByName.get(seg.name);
-        if (prop === undefined) throw notFound(seg, prev.type);
+        if (prop === undefined) throw unknownMember(seg, prev.type);
         if (seg.key !== undefined) throw notFound(seg, prev.type);
         target = prop.storage.kind === 'media' ? { kind: 'media', property: prop } : { kind: 'property', property: prop, value: false };
         break;
@@ -90,6 +84,8 @@ export function bindPath(model: EdmModel, path: ResourcePath): BoundPath {
         throw notAfter(seg, segs[i - 1]);
       case 'ref':
         throw new NotImplementedError('Entity references ($ref) are not supported by this service.');
+      case 'literalSegment':
+        throw keyAsSegment(seg, segs[i - 1], prev);
       case 'metadata':
       case 'batch':
       case 'entity':
@@ -179,9 +175,27 @@ function segmentText(seg: PathSegment | undefined): string {
       return '$batch';
     case 'entity':
       return '$entity';
+    case 'literalSegment':
+      return seg.text;
     default:
       return '';
   }
+}
+
+/** 404 for a name that is neither a navigation nor a property; an unqualified bound action gets its qualified name. */
+function unknownMember(seg: Extract<PathSegment, { kind: 'identifier' }>, on: EntityType): NotFoundError {
+  const action = on.actions.find((a) => a.name === seg.name);
+  if (action === undefined) return notFound(seg, on);
+  return new NotFoundError(`Resource not found for the segment '${seg.name}' on '${on.qualifiedName}': '${seg.name}' is a bound action; call it by its qualified name, POST .../${action.qualifiedName}.`);
+}
+
+/** A value segment (`engChangeNotices/<guid>`, OData 4.01 key-as-segment), which this service does not use: name it and show the key form. */
+function keyAsSegment(seg: Extract<PathSegment, { kind: 'literalSegment' }>, prev: PathSegment | undefined, step: PathStep): NotFoundError {
+  const after = segmentText(prev);
+  const hint = step.single
+    ? `'${after}' addresses one entity; name a navigation or property after it`
+    : `address one entity with its key in parentheses: ${after}(${seg.text})`;
+  return new NotFoundError(`Resource not found for the segment '${seg.text}' after '${after}': ${hint}.`);
 }
 
 function notFound(seg: PathSegment | undefined, on?: EntityType): NotFoundError {

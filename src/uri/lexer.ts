@@ -12,6 +12,8 @@ const ASCII_IDENT_START = /[A-Za-z_]/;
 // ABNF §6 note: identifiers may also use Unicode letters (L, Nl) and, after the first, Nd, Mn, Mc, Pc, Cf.
 const UNICODE_IDENT_START = /[\p{L}\p{Nl}_]/u;
 const UNICODE_IDENT_PART = /[\p{L}\p{Nl}\p{Nd}\p{Mn}\p{Mc}\p{Pc}\p{Cf}]/u;
+/** Appended to syntax errors at a `+`. */
+const PLUS_HINT = "; a '+' in a URL is a plus sign, not a space: send %20 for a space and %2B for a plus";
 /** ABNF `odataIdentifier`: a leading character and at most 127 more. */
 const MAX_IDENTIFIER_LENGTH = 128;
 
@@ -191,10 +193,15 @@ export class Lexer {
     this.budget.leave();
   }
 
-  /** A syntax error at `at`: "Syntax error at position N in $filter: <detail>." */
+  /**
+   * A syntax error at `at`: "Syntax error at position N in $filter: <detail>." When a `+` is where the
+   * parse broke (or just before it), the message says how to encode: clients that build URLs like HTML
+   * forms send `+` for a space, which URLs do not decode (a `+` of a time-zone offset never gets here).
+   */
   error(detail: string, at = this.pos): UriSyntaxError {
     const where = this.option === 'path' ? 'the resource path' : this.option;
-    return new UriSyntaxError(`Syntax error at position ${at} in ${where}: ${detail}.`, this.option, at);
+    const plus = this.charAt(at) === '+' || this.charAt(at - 1) === '+' ? PLUS_HINT : '';
+    return new UriSyntaxError(`Syntax error at position ${at} in ${where}: ${detail}${plus}.`, this.option, at);
   }
 
   /** "expected <what> but found <what is there>". */

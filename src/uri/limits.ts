@@ -4,6 +4,7 @@
  * URL is refused after a bounded amount of work instead of after it has been fully parsed.
  */
 import { QueryLimitError } from '../errors/odata-error.js';
+import { limitSetting, type ServiceLimits } from '../edm/service-limits.js';
 
 /** Limits applied while parsing one URL (URL Conventions leave them to the service, Protocol §9.1.x allows 414). */
 export interface ParseLimits {
@@ -18,11 +19,16 @@ export interface ParseLimits {
 /** The limits the service runs with unless configured otherwise. */
 export const DEFAULT_PARSE_LIMITS: ParseLimits = Object.freeze({ maxUrlLength: 32768, maxDepth: 64, maxNodes: 2000 });
 
+/** The parse limits of a service's settings (service.json `limits`). */
+export function parseLimitsOf(limits: Pick<ServiceLimits, 'maxUrlLength' | 'maxExpressionDepth' | 'maxSyntaxNodes'>): ParseLimits {
+  return Object.freeze({ maxUrlLength: limits.maxUrlLength, maxDepth: limits.maxExpressionDepth, maxNodes: limits.maxSyntaxNodes });
+}
+
 /** Refuses an over-long path or query with 414 before any other work (Protocol §9.1.x, 414 URI Too Long). */
 export function checkUrlLength(text: string, limits: ParseLimits, what: string): void {
   if (text.length > limits.maxUrlLength) {
     throw new QueryLimitError(
-      `The ${what} is ${text.length} characters long; this service accepts at most ${limits.maxUrlLength}.`,
+      `The ${what} is ${text.length} characters long; this service accepts at most ${limits.maxUrlLength} (${limitSetting('maxUrlLength')}).`,
       what,
       414,
     );
@@ -44,7 +50,7 @@ export class ParseBudget {
     this.depth++;
     if (this.depth > this.limits.maxDepth) {
       throw new QueryLimitError(
-        `The ${describe(option)} nests deeper than ${this.limits.maxDepth} levels (at position ${position}).`,
+        `The ${describe(option)} nests deeper than ${this.limits.maxDepth} levels (at position ${position}; ${limitSetting('maxExpressionDepth')}).`,
         option,
       );
     }
@@ -60,7 +66,7 @@ export class ParseBudget {
     this.nodes++;
     if (this.nodes > this.limits.maxNodes) {
       throw new QueryLimitError(
-        `The ${describe(option)} is too complex: more than ${this.limits.maxNodes} syntax nodes (at position ${position}).`,
+        `The ${describe(option)} is too complex: more than ${this.limits.maxNodes} syntax nodes (at position ${position}; ${limitSetting('maxSyntaxNodes')}).`,
         option,
       );
     }

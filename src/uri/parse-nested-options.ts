@@ -21,7 +21,7 @@ export const NESTED_OPTIONS = {
   /** `nav/$ref(...)`: ABNF `expandRefOption`. */
   ref: new Set<NestedOption>(REF_OPTIONS),
   /** `nav(...)`: ABNF `expandOption`. */
-  expand: new Set<NestedOption>([...REF_OPTIONS, 'select', 'expand', 'compute', 'levels', 'alias']),
+  expand: new Set<NestedOption>([...REF_OPTIONS, 'select', 'expand', 'compute', 'levels', 'apply', 'alias']),
   /** `*(...)`: only `$levels`. */
   star: new Set<NestedOption>(['levels']),
   /** `$select=prop(...)`: ABNF `selectOption`. */

@@ -12,6 +12,7 @@ import { parseSelectItems } from './parse-select.js';
 import { parseExpandItems } from './parse-expand.js';
 import { parseComputeItems } from './parse-compute.js';
 import { parseSearchExpression } from './parse-search.js';
+import { parseApplyExpr } from './parse-apply.js';
 
 /** A system query option, by its name without `$`. */
 export type SystemOption =
@@ -107,9 +108,11 @@ export function readOptionValue(option: SystemOption, p: ExprParser, into: Optio
     case 'schemaversion':
       into.schemaversion = rest(lx, /^(\*|[A-Za-z0-9\-._~]+)$/, '* or a version made of letters, digits and - . _ ~');
       return;
+    case 'apply':
+      into.apply = parseApplyExpr(p);
+      return;
     case 'skiptoken':
     case 'deltatoken':
-    case 'apply':
     case 'id':
       into[option] = rest(lx, /^[^\s]/, 'a value');
       return;

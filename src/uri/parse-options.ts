@@ -6,7 +6,7 @@
  * is a custom option and kept as text.
  */
 import type { ExpandItem, Expr, OrderByItem, QueryOptions, SelectItem } from './ast.js';
-import { UriSyntaxError } from '../errors/odata-error.js';
+import { NotImplementedError, UriSyntaxError } from '../errors/odata-error.js';
 import { Lexer } from './lexer.js';
 import { checkUrlLength, DEFAULT_PARSE_LIMITS, ParseBudget, type ParseLimits } from './limits.js';
 import { percentDecode } from './percent-decode.js';
@@ -86,6 +86,7 @@ function readWhole(option: SystemOption, lx: Lexer, into: OptionDraft): void {
   if (option === 'search' && lx.char() === ';') {
     throw lx.error('\';\' is not allowed in a search word; put the text in double quotes, as in "a;b"');
   }
+  if (option === 'apply') throw lx.expected("'/' and the next transformation, or the end of $apply");
   throw lx.expected(option === 'select' || option === 'expand' ? "',' or the end of the option" : 'the end of the option');
 }
 
@@ -110,7 +111,8 @@ class QueryState {
       return;
     }
     const label = `$${option}`;
-    if (option === 'levels') throw optionError('$levels is only allowed inside $expand(...)', label, offset);
+    // Conventions §8: nothing is silently ignored; an option the service does not implement is a 501.
+    if (option === 'levels') throw new NotImplementedError('The system query option $levels is not supported: this service has no recursive hierarchies.');
     // URL Conventions 4.01 §5.1: the same system query option MUST NOT be specified more than once.
     if (this.seen.has(option)) throw optionError(`${label} is specified more than once`, label, offset);
     this.seen.add(option);

@@ -14,7 +14,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { ResourcePath } from './ast.js';
-import { checkUrlLength, DEFAULT_PARSE_LIMITS } from './limits.js';
+import { checkUrlLength, DEFAULT_PARSE_LIMITS, type ParseLimits } from './limits.js';
 import { parseResourcePath } from './parse-path.js';
 
 const GUID_RUN = /[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}/g;
@@ -43,6 +43,7 @@ export class PathTemplates {
   constructor(
     private readonly limit = 256,
     random: (n: number) => Buffer = randomBytes,
+    private readonly limits: ParseLimits = DEFAULT_PARSE_LIMITS,
   ) {
     const bytes = random(11);
     const hex = bytes.subarray(0, 10).toString('hex');
@@ -56,7 +57,8 @@ export class PathTemplates {
 
   /** The parse of `rawPath`, equal to parseResourcePath(rawPath) (which also throws its errors). */
   parse(rawPath: string): ResourcePath {
-    checkUrlLength(rawPath, DEFAULT_PARSE_LIMITS, 'path');
+    const limits = this.limits;
+    checkUrlLength(rawPath, limits, 'path');
     const guids: string[] = [];
     const template = rawPath.replace(GUID_RUN, (g) => this.placeholder(guids.push(g) - 1, g.charCodeAt(0) > 0x39));
     let entry = this.entries.get(template);
@@ -67,7 +69,7 @@ export class PathTemplates {
       entry = entry === undefined ? ONCE : this.learn(template, guids.length);
       this.entries.set(template, entry);
     }
-    if (entry === ONCE || entry === null) return parseResourcePath(rawPath);
+    if (entry === ONCE || entry === null) return parseResourcePath(rawPath, limits);
     if (entry.slots === 0) return entry.path;
     return fill(entry.path, entry.holders, guids) as ResourcePath;
   }
@@ -84,7 +86,7 @@ export class PathTemplates {
   private learn(template: string, slots: number): Entry {
     let path: ResourcePath;
     try {
-      path = parseResourcePath(template);
+      path = parseResourcePath(template, this.limits);
     } catch {
       return null; // the path's own parse gives the error, in its own words
     }

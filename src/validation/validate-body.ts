@@ -1,6 +1,6 @@
 /**
  * Validates a POST/PATCH body against the model (conventions §2): unknown members → 400 BadRequest,
- * read-only members → 400 BadRequest_InvalidOperation, wrong types/formats/lengths/enum members →
+ * read-only members and generated keys ignored, wrong types/formats/lengths/enum members →
  * 400 Application_FieldValidationException, each naming the field in `target` (all problems in `details`);
  * Decimal values beyond their Precision or Scale too.
  */
@@ -57,14 +57,13 @@ export class BodyValidator {
         details.push({ code: 'BadRequest_InvalidOperation', target: name, message: `'${name}' is a media field: write it with PUT on its own URL (Content-Type ${prop.storage.contentType}).` });
         continue;
       }
-      if (prop.writable === 'never' || (prop.writable === 'create' && mode === 'update')) {
-        const why = prop.writable === 'never' ? 'read-only' : 'set when the record is created and cannot be changed';
-        details.push({ code: 'BadRequest_InvalidOperation', target: name, message: `The field '${name}' is ${why}.` });
-        continue;
-      }
+      // Read-only values, keys the service generates, and create-only values in an update are ignored
+      // (OData 4.01 Part 1 §11.4.2–11.4.3: the service MUST ignore them; conventions §2): clients send
+      // whole entities back. A key that differs from the URL's is the write operation's 400.
+      if (ignoredOnWrite(type, prop, mode)) continue;
       values.set(prop, value);
     }
-    if (details.length === 0) details.push(...this.typeErrors(type, body));
+    if (details.length === 0) details.push(...this.typeErrors(type, body, mode));
     if (details.length === 0) details.push(...decimalErrors(values));
     const first = details[0];
     if (first !== undefined) {
@@ -74,7 +73,7 @@ export class BodyValidator {
     return values;
   }
 
-  private typeErrors(type: EntityType, body: object): ErrorDetail[] {
+  private typeErrors(type: EntityType, body: object, mode: BodyMode): ErrorDetail[] {
     let validate = this.validators.get(type);
     if (validate === undefined) {
       validate = this.ajv.compile(bodySchema(type));
@@ -88,6 +87,7 @@ export class BodyValidator {
       if (field === '' || seen.has(field)) continue;
       seen.add(field);
       const prop = type.propertyByName.get(field);
+      if (prop !== undefined && ignoredOnWrite(type, prop, mode)) continue;
       const value = (body as Record<string, unknown>)[field];
       out.push({ code: 'Application_FieldValidationException', target: field, message: describeError(field, prop, value, e) });
     }
@@ -105,6 +105,13 @@ function decimalErrors(values: ReadonlyMap<Property, unknown>): ErrorDetail[] {
     if (problem !== undefined) out.push({ code: 'Application_FieldValidationException', target: prop.name, message: `The value ${JSON.stringify(value)} of field '${prop.name}' ${problem}.` });
   }
   return out;
+}
+
+/** true when a body's value for `prop` is ignored (see validate): read-only, a generated key, or create-only in an update. */
+export function ignoredOnWrite(type: EntityType, prop: Property, mode: BodyMode): boolean {
+  if (prop.writable === 'never') return true;
+  if (mode === 'update') return prop.writable === 'create' || prop === type.key;
+  return prop === type.key && prop.default?.kind === 'guid';
 }
 
 function describeError(field: string, prop: Property | undefined, value: unknown, e: ErrorObject): string {

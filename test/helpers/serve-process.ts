@@ -20,11 +20,17 @@ export interface ServeProcess {
   stop(): void;
 }
 
-/** Spawns `serve --seed demo` on a fresh database (or on `dbFile`); resolves once it prints its URL and token. */
-export async function startServeProcess(extraArgs: readonly string[] = [], dbFile?: string): Promise<ServeProcess> {
+/** The node flags `npm start` and the ecn-odata command run the service with (package.json, the bin's #! line). */
+export const SERVICE_NODE_FLAGS = ['--max-semi-space-size=4', '--max-old-space-size=256'];
+
+/**
+ * Spawns `serve --seed demo` on a fresh database (or on `dbFile`); resolves once it prints its URL and
+ * token. `nodeFlags` go to node before the command (SERVICE_NODE_FLAGS to run it as npm start does).
+ */
+export async function startServeProcess(extraArgs: readonly string[] = [], dbFile?: string, nodeFlags: readonly string[] = []): Promise<ServeProcess> {
   if (!fs.existsSync(BIN)) throw new Error(`${BIN} is missing: run 'npm run build' (npm test does it first).`);
   const db = dbFile ?? path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ecn-serve-')), 'demo.sqlite');
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--db', db, '--seed', 'demo', '--log-level', 'silent', ...extraArgs], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeFlags, BIN, 'serve', '--port', '0', '--db', db, '--seed', 'demo', '--log-level', 'silent', ...extraArgs], { stdio: ['ignore', 'pipe', 'pipe'] });
   const [url, token] = await new Promise<[string, string]>((resolve, reject) => {
     let out = '';
     child.stdout?.on('data', (d: Buffer) => {

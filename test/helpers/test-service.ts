@@ -49,7 +49,7 @@ export interface TestService {
  * service's hook modules. Webhook delivery is off unless `webhooks` is given (then merged over the defaults).
  */
 export function startTestService(
-  opts: { metadataDir?: string; dbFile?: string; seed?: boolean; defaultCompany?: string; rules?: readonly EntityHooks[]; jwt?: JwtSettings; authRateLimit?: { windowMs: number; max: number }; webhooks?: Partial<WebhookOptions> } = {},
+  opts: { metadataDir?: string; dbFile?: string; seed?: boolean; defaultCompany?: string; rules?: readonly EntityHooks[]; jwt?: JwtSettings; authRateLimit?: { windowMs: number; max: number }; webhooks?: Partial<WebhookOptions>; corsOrigins?: readonly string[]; publicMetadata?: boolean } = {},
 ): TestService {
   const webhooks: WebhookOptions = { ...DEFAULT_WEBHOOKS, deliver: false, ...opts.webhooks };
   const service = createService(
@@ -60,7 +60,11 @@ export function startTestService(
       webhooks,
       ...(opts.defaultCompany ? { defaultCompany: opts.defaultCompany } : {}),
       ...(opts.jwt ? { jwt: opts.jwt } : {}),
-      ...(opts.authRateLimit ? { authRateLimit: opts.authRateLimit } : {}),
+      // Matrices of bad credentials from one address would trip the failed-authentication limit; the
+      // tests of the limit pass their own.
+      authRateLimit: opts.authRateLimit ?? { windowMs: 60_000, max: 1_000_000 },
+      ...(opts.corsOrigins ? { corsOrigins: opts.corsOrigins } : {}),
+      ...(opts.publicMetadata === false ? { publicMetadata: false } : {}),
     }),
     opts.rules ?? businessRules,
   );
@@ -90,9 +94,12 @@ export function startTestService(
       clientAddress: '127.0.0.1',
     });
     const text = res.body === undefined ? '' : Buffer.isBuffer(res.body) ? res.body.toString('utf8') : res.body;
+    // A header sent as several lines reads as one comma-joined value, as node's HTTP client gives it.
+    const responseHeaders: Record<string, string> = {};
+    for (const [k, v] of Object.entries(res.headers)) responseHeaders[k] = typeof v === 'string' ? v : v.join(', ');
     let json: unknown;
-    if ((res.headers['Content-Type'] ?? '').startsWith('application/json') && text !== '') json = JSON.parse(text);
-    return { status: res.status, headers: res.headers, text, json };
+    if ((responseHeaders['Content-Type'] ?? '').startsWith('application/json') && text !== '') json = JSON.parse(text);
+    return { status: res.status, headers: responseHeaders, text, json };
   };
   const companyIds = seeded?.companyIds ?? (service.db.raw.prepare(`SELECT "id" FROM "${service.model.company.table}" ORDER BY "name"`).all() as { id: string }[]).map((r) => r.id);
   return { service, root, companyIds, call, token, close: () => service.close() };

@@ -68,7 +68,6 @@ interface Route {
   method: string;
   write: boolean;
   ok: number;
-  scopedOnly?: boolean;
   build: (p: string) => Promise<Req>;
 }
 
@@ -108,16 +107,16 @@ const routes: Route[] = [
   { name: 'GET ECN BOM line', method: 'GET', write: false, ok: 200, build: async (p) => { const e = await seededEcn(); return { path: `${p}/engChangeNotices(${e})/engChangeNoticeBOMLines(${await bomLine(e)})` }; } },
   { name: 'PATCH ECN BOM line', method: 'PATCH', write: true, ok: 200, build: async (p) => { const e = await seededEcn(); return { path: `${p}/engChangeNotices(${e})/engChangeNoticeBOMLines(${await bomLine(e)})`, body: { newItemNumber: 'X' }, headers: star }; } },
   { name: 'DELETE ECN BOM line (blocked)', method: 'DELETE', write: true, ok: 405, build: async (p) => { const e = await seededEcn(); return { path: `${p}/engChangeNotices(${e})/engChangeNoticeBOMLines(${await bomLine(e)})` }; } },
-  { name: 'GET direct comments', method: 'GET', write: false, ok: 200, scopedOnly: true, build: async (p) => ({ path: `${p}/engChangeNoticeComments` }) },
-  { name: 'POST direct comments', method: 'POST', write: true, ok: 201, scopedOnly: true, build: async (p) => ({ path: `${p}/engChangeNoticeComments`, body: { engChangeNoticeId: (await ecn()).id, comment: 'd' } }) },
-  { name: 'GET direct comment', method: 'GET', write: false, ok: 200, scopedOnly: true, build: async (p) => ({ path: `${p}/engChangeNoticeComments(${await comment((await ecn()).id)})` }) },
-  { name: 'PATCH direct comment', method: 'PATCH', write: true, ok: 200, scopedOnly: true, build: async (p) => ({ path: `${p}/engChangeNoticeComments(${await comment((await ecn()).id)})`, body: { comment: 'y' }, headers: star }) },
-  { name: 'DELETE direct comment', method: 'DELETE', write: true, ok: 204, scopedOnly: true, build: async (p) => ({ path: `${p}/engChangeNoticeComments(${await comment((await ecn()).id)})` }) },
-  { name: 'GET direct BOM lines', method: 'GET', write: false, ok: 200, scopedOnly: true, build: async (p) => ({ path: `${p}/engChangeNoticeBOMLines` }) },
-  { name: 'POST direct BOM lines (blocked)', method: 'POST', write: true, ok: 405, scopedOnly: true, build: async (p) => ({ path: `${p}/engChangeNoticeBOMLines`, body: { engChangeNoticeId: await seededEcn() } }) },
-  { name: 'GET direct BOM line', method: 'GET', write: false, ok: 200, scopedOnly: true, build: async (p) => ({ path: `${p}/engChangeNoticeBOMLines(${await bomLine(await seededEcn())})` }) },
-  { name: 'PATCH direct BOM line', method: 'PATCH', write: true, ok: 200, scopedOnly: true, build: async (p) => ({ path: `${p}/engChangeNoticeBOMLines(${await bomLine(await seededEcn())})`, body: { newItemNumber: 'Z' }, headers: star }) },
-  { name: 'DELETE direct BOM line (blocked)', method: 'DELETE', write: true, ok: 405, scopedOnly: true, build: async (p) => ({ path: `${p}/engChangeNoticeBOMLines(${await bomLine(await seededEcn())})` }) },
+  { name: 'GET direct comments', method: 'GET', write: false, ok: 200, build: async (p) => ({ path: `${p}/engChangeNoticeComments` }) },
+  { name: 'POST direct comments', method: 'POST', write: true, ok: 201, build: async (p) => ({ path: `${p}/engChangeNoticeComments`, body: { engChangeNoticeId: (await ecn()).id, comment: 'd' } }) },
+  { name: 'GET direct comment', method: 'GET', write: false, ok: 200, build: async (p) => ({ path: `${p}/engChangeNoticeComments(${await comment((await ecn()).id)})` }) },
+  { name: 'PATCH direct comment', method: 'PATCH', write: true, ok: 200, build: async (p) => ({ path: `${p}/engChangeNoticeComments(${await comment((await ecn()).id)})`, body: { comment: 'y' }, headers: star }) },
+  { name: 'DELETE direct comment', method: 'DELETE', write: true, ok: 204, build: async (p) => ({ path: `${p}/engChangeNoticeComments(${await comment((await ecn()).id)})` }) },
+  { name: 'GET direct BOM lines', method: 'GET', write: false, ok: 200, build: async (p) => ({ path: `${p}/engChangeNoticeBOMLines` }) },
+  { name: 'POST direct BOM lines (blocked)', method: 'POST', write: true, ok: 405, build: async (p) => ({ path: `${p}/engChangeNoticeBOMLines`, body: { engChangeNoticeId: await seededEcn() } }) },
+  { name: 'GET direct BOM line', method: 'GET', write: false, ok: 200, build: async (p) => ({ path: `${p}/engChangeNoticeBOMLines(${await bomLine(await seededEcn())})` }) },
+  { name: 'PATCH direct BOM line', method: 'PATCH', write: true, ok: 200, build: async (p) => ({ path: `${p}/engChangeNoticeBOMLines(${await bomLine(await seededEcn())})`, body: { newItemNumber: 'Z' }, headers: star }) },
+  { name: 'DELETE direct BOM line (blocked)', method: 'DELETE', write: true, ok: 405, build: async (p) => ({ path: `${p}/engChangeNoticeBOMLines(${await bomLine(await seededEcn())})` }) },
   { name: 'GET engChangeOrderTasks', method: 'GET', write: false, ok: 200, build: async (p) => ({ path: `${p}/engChangeOrderTasks` }) },
   { name: 'POST engChangeOrderTasks', method: 'POST', write: true, ok: 201, build: async (p) => ({ path: `${p}/engChangeOrderTasks`, body: { engChangeOrderId: await eco(), description: 't' } }) },
   { name: 'GET engChangeOrderTasks({id})', method: 'GET', write: false, ok: 200, build: async (p) => ({ path: `${p}/engChangeOrderTasks(${(await task()).id})` }) },
@@ -153,7 +152,7 @@ function expected(route: Route, caller: Caller): { status: number; code?: string
 }
 
 const cases = routes.flatMap((route) =>
-  (['scoped', 'unscoped'] as Form[]).filter((f) => !(f === 'unscoped' && route.scopedOnly)).flatMap((form) => callers.map((caller) => ({ route, form, caller, label: `${route.name} (${form}) as ${caller}` }))),
+  (['scoped', 'unscoped'] as Form[]).flatMap((form) => callers.map((caller) => ({ route, form, caller, label: `${route.name} (${form}) as ${caller}` }))),
 );
 
 test('the matrix covers every route in both forms for every caller', () => expect(cases.length).toBeGreaterThanOrEqual(8 * 50));

@@ -19,11 +19,11 @@ const commentCount = (ecnId: string): { rows: number; counter: number } => {
   return { rows, counter };
 };
 
-test('30 POSTs in flight together: the valid ones are created, a repeated id is a 409, nothing else changes', async () => {
-  const ecn = (await t.call('POST', `/companies(${company})/engChangeNotices`, { body: {} })).json;
-  const fixed = '018f0000-0000-7000-8000-000000000001';
-  const url = `/companies(${company})/engChangeNoticeComments`;
-  const bodies = Array.from({ length: 30 }, (_, i) => (i % 10 === 3 ? { id: fixed, engChangeNoticeId: ecn.id, comment: `c${i}` } : { engChangeNoticeId: ecn.id, comment: `c${i}` }));
+test('30 POSTs in flight together: the valid ones are created, a repeated alternate key is a 409, nothing else changes', async () => {
+  const eco = (await t.call('POST', `/companies(${company})/engChangeOrders`, { body: { description: 'concurrent tasks' } })).json;
+  const url = `/companies(${company})/engChangeOrders(${eco.id})/engChangeOrderTasks`;
+  // (engChangeOrderId, lineNo) is the tasks' alternate key: bodies 3, 13 and 23 take the same line number.
+  const bodies = Array.from({ length: 30 }, (_, i) => (i % 10 === 3 ? { lineNo: 990000, description: `t${i}` } : { description: `t${i}` }));
   const raw = t.service.db.raw;
   const exec = raw.exec.bind(raw);
   let shared = 0;
@@ -39,14 +39,30 @@ test('30 POSTs in flight together: the valid ones are created, a repeated id is 
   expect(shared).toBeLessThan(30);
   const statuses = responses.map((r) => r.status);
   expect(statuses.filter((s) => s === 201)).toHaveLength(28);
-  // The first body with the fixed id wins (queue order); the two later ones conflict.
+  // The first body with the repeated line number wins (queue order); the two later ones conflict.
   expect(statuses[3]).toBe(201);
   expect([statuses[13], statuses[23]]).toEqual([409, 409]);
   expect(responses[13]?.json.error.code).toBe('Internal_EntityWithSameKeyExists');
   // Line numbers were given out one after the other, as if the requests had run in turn.
+  const lines = responses.filter((r, i) => r.status === 201 && i % 10 !== 3).map((r) => r.json.lineNo as number);
+  expect(lines).toEqual([...lines].sort((x, y) => x - y));
+  expect(new Set(lines).size).toBe(27);
+  const stored = t.service.db.raw.prepare('SELECT count(*) AS n FROM "engChangeOrderTasks" WHERE "engChangeOrderId" = ?').get(eco.id) as { n: number };
+  expect(stored.n).toBe(28);
+});
+
+test('a refused write among concurrent comment POSTs leaves no trace; line numbers and counters stay right', async () => {
+  const ecn = (await t.call('POST', `/companies(${company})/engChangeNotices`, { body: {} })).json;
+  const url = `/companies(${company})/engChangeNoticeComments`;
+  const missing = '018f0000-0000-7000-8000-000000000001';
+  const bodies = Array.from({ length: 30 }, (_, i) => ({ engChangeNoticeId: i % 10 === 3 ? missing : ecn.id, comment: `c${i}` }));
+  const responses = await Promise.all(bodies.map((body) => t.call('POST', url, { body })));
+  const statuses = responses.map((r) => r.status);
+  expect([statuses[3], statuses[13], statuses[23]]).toEqual([400, 400, 400]);
+  expect(statuses.filter((s) => s === 201)).toHaveLength(27);
   const lines = responses.filter((r) => r.status === 201).map((r) => r.json.lineNo as number);
-  expect(lines).toEqual(Array.from({ length: 28 }, (_, i) => (i + 1) * 10000));
-  expect(commentCount(ecn.id)).toEqual({ rows: 28, counter: 28 });
+  expect(lines).toEqual(Array.from({ length: 27 }, (_, i) => (i + 1) * 10000));
+  expect(commentCount(ecn.id)).toEqual({ rows: 27, counter: 27 });
 });
 
 test('PATCHes in flight together with the same ETag: the first wins, the others get 412', async () => {

@@ -5,7 +5,7 @@
  * with If-Match (428 without, 412 when stale).
  */
 import { REPO_METADATA, startTestService, type TestService } from '../helpers/test-service.js';
-import { patch, refused, row, type Entity } from './rule-helpers.js';
+import { refused, row, type Entity } from './rule-helpers.js';
 
 let t: TestService;
 let ecn: Entity;
@@ -21,11 +21,13 @@ const scoped = (): string => `/companies(${t.companyIds[0]})`;
 const collections = (): [string, string][] => [
   ['nested, unscoped', `/engChangeNotices(${ecn['id']})/engChangeNoticeBOMLines`],
   ['nested, scoped', `${scoped()}/engChangeNotices(${ecn['id']})/engChangeNoticeBOMLines`],
+  ['direct, unscoped', '/engChangeNoticeBOMLines'],
   ['direct, scoped', `${scoped()}/engChangeNoticeBOMLines`],
 ];
 const entities = (): [string, string][] => [
   ['nested, unscoped', `/engChangeNotices(${ecn['id']})/engChangeNoticeBOMLines(${line['id']})`],
   ['nested, scoped', `${scoped()}/engChangeNotices(${ecn['id']})/engChangeNoticeBOMLines(${line['id']})`],
+  ['direct, unscoped', `/engChangeNoticeBOMLines(${line['id']})`],
   ['direct, scoped', `${scoped()}/engChangeNoticeBOMLines(${line['id']})`],
 ];
 
@@ -44,10 +46,10 @@ test('DELETE on every BOM line route → 405 with Allow: GET, PATCH; the line st
   }
 });
 
-test('the direct set is company-scoped only: unscoped it is 404 and nothing changes', async () => {
-  const message = 'only available company-scoped';
-  await refused(t, () => t.call('POST', '/engChangeNoticeBOMLines', { body: { engChangeNoticeId: ecn['id'] } }), 404, 'BadRequest_ResourceNotFound', message);
-  await refused(t, () => t.call('DELETE', `/engChangeNoticeBOMLines(${line['id']})`), 404, 'BadRequest_ResourceNotFound', message);
+test('the direct set also answers unscoped (conventions §1), with an unscoped context URL', async () => {
+  const read = await t.call('GET', `/engChangeNoticeBOMLines(${line['id']})`);
+  expect(read.status).toBe(200);
+  expect(read.json['@odata.context']).toBe(`${t.root}/$metadata#engChangeNoticeBOMLines/$entity`);
 });
 
 test('PATCH with If-Match works on every entity route', async () => {
@@ -70,6 +72,10 @@ test('PATCH without If-Match → 428, with a stale one → 412; nothing changes'
   }
 });
 
-test('fields the service owns stay read-only on PATCH', async () => {
-  await refused(t, () => patch(t, entities()[0]?.[1] ?? '', { quantityPer: 9 }), 400, 'BadRequest_InvalidOperation', 'quantityPer', 'quantityPer');
+test('fields the service owns stay as they are on PATCH: the value sent is ignored (conventions §2, wave 2)', async () => {
+  const url = entities()[0]?.[1] ?? '';
+  const before = row(t, 'engChangeNoticeBOMLines', String(line['id']))?.['quantityPer'];
+  const r = await t.call('PATCH', url, { body: { quantityPer: 9 }, headers: { 'If-Match': '*' } });
+  expect(r.status).toBe(200);
+  expect(row(t, 'engChangeNoticeBOMLines', String(line['id']))?.['quantityPer']).toBe(before);
 });

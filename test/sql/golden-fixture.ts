@@ -1,6 +1,7 @@
 /**
  * A small data set with the values that break naive translators: nulls, quotes, `%`, `_`, backslashes,
- * mixed case, Unicode, an injection attempt, empty strings; and a second company with a colliding number.
+ * mixed case, Unicode, an injection attempt, empty strings; and a second company with a colliding number
+ * and rows of its own (ECNs, BOM lines) that no read of company A may see or count.
  */
 import { createService, type Service } from '../../src/service.js';
 import { defaultOptions } from '../../src/config.js';
@@ -31,6 +32,29 @@ export const ECNS: Row[] = [
   { number: 'N10', drawingNumber: 'x\\y', sourceSequence: 50, status: 'Closed', changeReasonCode: 'COST', creationDate: '2025-12-31', drawingTypeCode: 'ASM' },
 ];
 
+/** The change reasons of each company: code and description. */
+export const REASONS: readonly (readonly [string, string])[] = [['DESIGN', 'Design improvement'], ['COST', 'Cost reduction'], ['QUALITY', "Quality 'issue' 100%"]];
+
+/** The BOM lines of company A: the ECN (1-based index into ECNS), quantityPer, itemNumber (newQuantityPer is null on all). */
+export const LINES: readonly { readonly ecn: number; readonly quantityPer: number; readonly itemNumber: string | null }[] = [
+  { ecn: 1, quantityPer: 1, itemNumber: 'CMP-1' },
+  { ecn: 1, quantityPer: 2, itemNumber: 'CMP-2' },
+  { ecn: 1, quantityPer: 8, itemNumber: null },
+  { ecn: 2, quantityPer: 0.5, itemNumber: 'CMP-1' },
+];
+
+/** Company B's ECNs (ids ecn(99), ecn(98)) and BOM lines: they must never appear in or count for company A. */
+export const COMPANY_B = {
+  ecns: [
+    { id: 99, number: 'N01', drawingNumber: "O'Brien", sourceSequence: 5 },
+    { id: 98, number: 'B02', status: 'Approved', changeReasonCode: 'COST', sourceSequence: 1000, drawingTypeCode: 'ZZZ' },
+  ],
+  lines: [
+    { ecn: 99, quantityPer: 100.25, itemNumber: 'CMP-1' },
+    { ecn: 98, quantityPer: 7, itemNumber: 'CMP-9' },
+  ],
+} as const;
+
 /** Starts a service on an empty in-memory database with the fixture rows. */
 export function startGoldenService(): Service {
   const service = createService(defaultOptions({ metadataDir: FIXTURE_METADATA, dbFile: ':memory:', logLevel: 'silent' }));
@@ -47,7 +71,7 @@ export function startGoldenService(): Service {
     insertEntity(svc, service.model.company, undefined, new Map<string, StoredValue>([['id', ID.companyA], ['name', 'A'], ['displayName', 'Company A']]), stamp);
     insertEntity(svc, service.model.company, undefined, new Map<string, StoredValue>([['id', ID.companyB], ['name', 'B'], ['displayName', 'Company B']]), stamp);
     for (const c of [ID.companyA, ID.companyB]) {
-      for (const [code, description] of [['DESIGN', 'Design improvement'], ['COST', 'Cost reduction'], ['QUALITY', "Quality 'issue' 100%"]] as const) {
+      for (const [code, description] of REASONS) {
         insertEntity(svc, type('changeReason'), c, new Map<string, StoredValue>([['id', id()], ['code', code], ['description', description]]), stamp);
       }
     }
@@ -55,20 +79,20 @@ export function startGoldenService(): Service {
       const row = new Map<string, StoredValue>([['id', ID.ecn(i + 1)], ...Object.entries(e)]);
       insertEntity(svc, type('engChangeNotice'), ID.companyA, row, stamp);
     });
-    insertEntity(svc, type('engChangeNotice'), ID.companyB, new Map<string, StoredValue>([['id', ID.ecn(99)], ['number', 'N01'], ['drawingNumber', "O'Brien"], ['sourceSequence', 5]]), stamp);
+    for (const { id: n, ...fields } of COMPANY_B.ecns) {
+      insertEntity(svc, type('engChangeNotice'), ID.companyB, new Map<string, StoredValue>([['id', ID.ecn(n)], ...Object.entries(fields)]), stamp);
+    }
     const comment = (ecn: number, text: string): void => {
       insertEntity(svc, type('engChangeNoticeComment'), ID.companyA, new Map<string, StoredValue>([['id', id()], ['engChangeNoticeId', ID.ecn(ecn)], ['comment', text], ['date', '2025-05-01']]), stamp);
     };
     comment(1, 'first');
     comment(1, 'Second');
     comment(2, 'only one');
-    const line = (ecn: number, qty: number, item: string | null): void => {
-      insertEntity(svc, type('engChangeNoticeBOMLine'), ID.companyA, new Map<string, StoredValue>([['id', id()], ['engChangeNoticeId', ID.ecn(ecn)], ['type', 'Item'], ['quantityPer', qty], ['itemNumber', item]]), stamp);
+    const line = (company: string, ecn: number, qty: number, item: string | null): void => {
+      insertEntity(svc, type('engChangeNoticeBOMLine'), company, new Map<string, StoredValue>([['id', id()], ['engChangeNoticeId', ID.ecn(ecn)], ['type', 'Item'], ['quantityPer', qty], ['itemNumber', item]]), stamp);
     };
-    line(1, 1, 'CMP-1');
-    line(1, 2, 'CMP-2');
-    line(1, 8, null);
-    line(2, 0.5, 'CMP-1');
+    for (const l of LINES) line(ID.companyA, l.ecn, l.quantityPer, l.itemNumber);
+    for (const l of COMPANY_B.lines) line(ID.companyB, l.ecn, l.quantityPer, l.itemNumber);
   });
   return service;
 }

@@ -5,16 +5,18 @@
 import { NotAcceptableError } from '../../errors/odata-error.js';
 import { toCsdlJson } from '../../serialize/csdl-json.js';
 import { toCsdlXml } from '../../serialize/csdl-xml.js';
+import { toOpenApi } from '../../serialize/openapi.js';
 import { jsonContentType, negotiateJson, parseMediaRanges } from '../format.js';
 import type { ODataRequest, ODataResponse } from '../request.js';
 import type { ServiceContext } from '../service-context.js';
 
-/** GET `{root}/`: the entity sets a client can address without a company prefix. */
+/**
+ * GET `{root}/`: every entity set of the container (conventions §1: each also answers without a
+ * company prefix), so clients that build their set list from it reach every set `$metadata` declares.
+ */
 export function serviceDocument(svc: ServiceContext, req: ODataRequest, format: string | undefined): ODataResponse {
   const f = negotiateJson(format, req.headers['accept']);
-  const value = svc.model.entityTypes
-    .filter((t) => t.scope === 'global' || t.unscoped)
-    .map((t) => ({ name: t.entitySet, kind: 'EntitySet', url: t.entitySet }));
+  const value = svc.model.entityTypes.map((t) => ({ name: t.entitySet, kind: 'EntitySet', url: t.entitySet }));
   const body = { '@odata.context': `${req.serviceRootUrl}/$metadata`, value };
   return { status: 200, headers: { 'Content-Type': jsonContentType(f) }, body: JSON.stringify(body) };
 }
@@ -44,4 +46,14 @@ export function metadataDocument(svc: ServiceContext, req: ODataRequest, format:
     svc.metadataCache.set(key, body);
   }
   return { status: 200, headers: { 'Content-Type': json ? 'application/json' : 'application/xml' }, body };
+}
+
+/** GET `{root}/openapi.json`: the OpenAPI 3.1 description (serialize/openapi.ts), built once. */
+export function openApiDocument(svc: ServiceContext): ODataResponse {
+  let body = svc.metadataCache.get('openapi');
+  if (body === undefined) {
+    body = JSON.stringify(toOpenApi(svc.model, { publicMetadata: svc.publicMetadata }));
+    svc.metadataCache.set('openapi', body);
+  }
+  return { status: 200, headers: { 'Content-Type': 'application/json' }, body };
 }

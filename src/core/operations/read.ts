@@ -1,23 +1,29 @@
 /**
  * GET on entity sets, navigations, single entities, `$count` and single properties.
  */
-import { compile } from '../../sql/compile.js';
+import { compile, type CompiledQuery } from '../../sql/compile.js';
 import { sqliteDialect } from '../../sql/sqlite-dialect.js';
 import type { EntityType } from '../../edm/model.js';
 import type { StoredValue } from '../../edm/values.js';
 import { storedToJson } from '../../edm/values.js';
 import { JSON_ALIAS, planRead } from '../../query/plan-read.js';
 import type { PlannedQuery } from '../../query/plan-query.js';
-import { PAGE_ALIAS, planReadRequest } from '../../query/read-plans.js';
+import { PAGE_ALIAS, planReadRequest, type ReadPlan } from '../../query/read-plans.js';
+import type { ReadStep, StepResult } from '../../db/read-steps.js';
+import type { DbRow } from '../../db/database.js';
+import { QueryLimitError } from '../../errors/odata-error.js';
+import { limitSetting } from '../../edm/service-limits.js';
 import type { ExpandPlan } from '../../query/plan-expand.js';
 import { contextPath, contextUrl, keyLiteral } from '../../serialize/context-url.js';
 import { rowEtag, type ExpandShape } from '../../serialize/entity-json.js';
 import { negotiateJson, jsonContentType } from '../format.js';
 import type { OperationContext } from '../operation-context.js';
 import type { ODataResponse } from '../request.js';
-import { collectionArrayTextResponse, collectionResponse, collectionTextResponse, entityResponse, entityTextResponse, jsonResponse, noContent } from '../responses.js';
+import { collectionArrayTextResponse, collectionJoinedResponse, collectionResponse, entityResponse, entityTextResponse, jsonResponse, noContent } from '../responses.js';
 import { recordNotFound, resolvePath } from '../resolve-path.js';
 import { SORT_PREFIX } from '../../query/plan-page.js';
+import { aggregates } from '../../query/plan-apply.js';
+import { countAggregated, readAggregated } from './read-aggregated.js';
 
 /** The shapes the serializer needs for expanded navigations. */
 export function expandShapes(plans: readonly ExpandPlan[]): ExpandShape[] {
@@ -45,74 +51,128 @@ export function contextSelect(q: PlannedQuery): string[] | undefined {
   return parts.length === 0 ? undefined : parts;
 }
 
-/** GET of a collection (entity set or collection-valued navigation), one server-driven page. */
-export function readCollection(ctx: OperationContext): ODataResponse {
+/**
+ * Runs a read's steps through the service's read executor (db/read-executor.ts): on the event loop,
+ * or in a read thread with a deadline when the cost model says so; `cancellable` gives the same steps
+ * compiled for a thread. Synchronous when the read stays on the event loop.
+ */
+function runRead<T>(ctx: OperationContext, plan: ReadPlan, steps: ReadStep[], cancellable: () => ReadStep[], done: (results: StepResult[]) => T | Promise<T>): T | Promise<T> {
+  const results = ctx.svc.reads.run({ steps, cancellable, cost: plan.cost });
+  return results instanceof Promise ? results.then(done) : done(results);
+}
+
+function rowOf(result: StepResult | undefined): DbRow | undefined {
+  if (result?.kind !== 'row') throw new Error('a read step gave no row result');
+  return result.row;
+}
+
+/** The characters of a response body a page may fill (limits.maxResponseBytes less room for its frame). */
+function pageBudget(ctx: OperationContext, context: string): number {
+  return Math.max(0, ctx.svc.model.service.maxResponseBytes - context.length - 4096);
+}
+
+/**
+ * GET of a collection (entity set or collection-valued navigation), one server-driven page. A page
+ * ends at the page size or once its body reaches the response budget (limits.maxResponseBytes), and
+ * then carries a next link, so a large page costs memory in proportion to the budget, not to the data.
+ */
+export function readCollection(ctx: OperationContext): ODataResponse | Promise<ODataResponse> {
+  if (aggregates(ctx.options)) return readAggregated(ctx);
   const format = negotiateJson(ctx.options.format, ctx.req.headers['accept']);
   const resolved = resolvePath(ctx.svc, ctx.path.steps, ctx.company?.id);
   const type = resolved.step.type;
   const { plan, page } = planReadRequest(ctx, 'collection', type, resolved.conditions, format);
   if (page === undefined) throw new Error('collection read without a page plan');
   const { query } = plan;
-  const count = plan.count === undefined ? undefined : resolved.reachable ? Number(ctx.svc.db.get(plan.count)?.['n'] ?? 0) : 0;
   const context = contextUrl(ctx.req.serviceRootUrl, ctx.contextPrefix, contextPath(ctx.path.steps, resolved.keys), contextSelect(query), false);
-  let res: ODataResponse;
-  if (plan.pageText) {
-    // One row: the page's entities as one JSON array text (read-plans.ts); no next page can follow.
-    const array = resolved.reachable ? (ctx.svc.db.get(plan.rows)?.[PAGE_ALIAS] as string | undefined) : undefined;
-    res = collectionArrayTextResponse(array ?? '[]', context, format, count);
-  } else if (plan.json !== undefined) {
-    // Rows are [entity JSON, key, version, sort values...] (planRead's `json`), streamed into the body.
-    const column = (row: unknown[], alias: string): unknown => row[alias === type.key.name ? 1 : 3 + Number(alias.slice(SORT_PREFIX.length))];
-    let last: unknown[] | undefined;
-    let more = false;
-    const rows = resolved.reachable ? ctx.svc.db.iterateRows(plan.rows) : [];
-    const entities = function* (): Generator<string> {
-      let n = 0;
-      for (const row of rows) {
-        if (n === page.size) {
-          more = true;
-          return; // the extra row only says that a next page exists (returning ends the statement)
-        }
-        yield row[0] as string;
-        last = row;
-        n++;
-      }
-    };
-    res = collectionTextResponse(entities(), context, format, count, () => (more && last !== undefined ? page.next(last, column) : undefined));
-  } else {
-    const rows = resolved.reachable ? ctx.svc.db.all(plan.rows) : [];
-    const { rows: pageRows, nextLink } = page.finish(rows, (row, alias) => row[alias]);
-    res = collectionResponse(type, pageRows, context, { format, links: ctx.links, select: query.read.select, expand: expandShapes(query.expand) }, count, nextLink);
+  const budget = pageBudget(ctx, context);
+  const withPreference = (res: ODataResponse): ODataResponse => {
+    if (page.preferenceApplied !== undefined) res.headers['Preference-Applied'] = page.preferenceApplied;
+    return res;
+  };
+  if (!resolved.reachable) {
+    const empty = plan.json !== undefined ? collectionJoinedResponse('', context, format, plan.count === undefined ? undefined : 0, undefined) : collectionResponse(type, [], context, { format, links: ctx.links, select: query.read.select, expand: expandShapes(query.expand) }, plan.count === undefined ? undefined : 0);
+    return withPreference(empty);
   }
-  if (page.preferenceApplied !== undefined) res.headers['Preference-Applied'] = page.preferenceApplied;
-  return res;
+  // Rows are [entity JSON, key, version, sort values...] (planRead's `json`).
+  const column = (row: unknown[], alias: string): unknown => row[alias === type.key.name ? 1 : 3 + Number(alias.slice(SORT_PREFIX.length))];
+  const mainStep = (p: ReadPlan): ReadStep => {
+    if (p.pageText === true) return { kind: 'row', query: p.rows };
+    if (p.json !== undefined) return { kind: 'page', query: p.rows, size: page.size, budget };
+    return { kind: 'rows', query: p.rows, size: page.size, budget };
+  };
+  const stepsOf = (p: ReadPlan): ReadStep[] => (p.count === undefined ? [mainStep(p)] : [mainStep(p), { kind: 'row', query: p.count }]);
+  const cancellable = (): ReadStep[] => stepsOf(planReadRequest(ctx, 'collection', type, resolved.conditions, format, { cancellable: true }).plan);
+  const pageResponse = (r: StepResult, count: number | undefined): ODataResponse => {
+    if (r.kind !== 'page') throw new Error('a page read gave no page');
+    const next = r.more && r.last !== undefined ? page.next(r.last, column, r.count) : undefined;
+    return withPreference(collectionJoinedResponse(r.entities, context, format, count, next));
+  };
+  return runRead(ctx, plan, stepsOf(plan), cancellable, (results): ODataResponse | Promise<ODataResponse> => {
+    const count = plan.count === undefined ? undefined : Number(rowOf(results[1])?.['n'] ?? 0);
+    const first = results[0] as StepResult;
+    if (plan.pageText === true) {
+      // One row: the page's entities as one JSON array text (read-plans.ts); no next page can follow.
+      const array = (rowOf(first)?.[PAGE_ALIAS] as string | undefined) ?? '[]';
+      if (array.length <= budget || plan.streamRows === undefined) return withPreference(collectionArrayTextResponse(array, context, format, count));
+      // Past the budget: the same page streamed, ended at the budget with a next link.
+      const streamRows = plan.streamRows;
+      const stream = (q: CompiledQuery): ReadStep[] => [{ kind: 'page', query: q, size: page.size, budget }];
+      const again = (): ReadStep[] => stream(planReadRequest(ctx, 'collection', type, resolved.conditions, format, { cancellable: true }).plan.streamRows ?? streamRows);
+      return runRead(ctx, plan, stream(streamRows), again, (r) => pageResponse(r[0] as StepResult, count));
+    }
+    if (first.kind === 'page') return pageResponse(first, count);
+    if (first.kind !== 'rows') throw new Error('a page read gave no rows');
+    const last = first.rows[first.rows.length - 1];
+    const next = first.more && last !== undefined ? page.next(last, (row, alias) => row[alias], first.rows.length) : undefined;
+    return withPreference(collectionResponse(type, first.rows, context, { format, links: ctx.links, select: query.read.select, expand: expandShapes(query.expand) }, count, next));
+  });
 }
 
 /** GET `.../$count`: the number of entities as text/plain (URL Conventions §4.8); $filter applies. */
-export function readCount(ctx: OperationContext): ODataResponse {
+export function readCount(ctx: OperationContext): ODataResponse | Promise<ODataResponse> {
+  if (aggregates(ctx.options)) return countAggregated(ctx);
   const resolved = resolvePath(ctx.svc, ctx.path.steps, ctx.company?.id);
-  const { plan } = planReadRequest(ctx, 'count', resolved.step.type, resolved.conditions, { metadata: 'minimal', ieee754Compatible: false });
-  const n = resolved.reachable && plan.count !== undefined ? Number(ctx.svc.db.get(plan.count)?.['n'] ?? 0) : 0;
-  return { status: 200, headers: { 'Content-Type': 'text/plain; charset=utf-8' }, body: String(n) };
+  const type = resolved.step.type;
+  const plain = { metadata: 'minimal', ieee754Compatible: false } as const;
+  const { plan } = planReadRequest(ctx, 'count', type, resolved.conditions, plain);
+  const text = (n: number): ODataResponse => ({ status: 200, headers: { 'Content-Type': 'text/plain; charset=utf-8' }, body: String(n) });
+  if (!resolved.reachable || plan.count === undefined) return text(0);
+  const cancellable = (): ReadStep[] => [{ kind: 'row', query: planReadRequest(ctx, 'count', type, resolved.conditions, plain, { cancellable: true }).plan.rows }];
+  return runRead(ctx, plan, [{ kind: 'row', query: plan.count }], cancellable, (r) => text(Number(rowOf(r[0])?.['n'] ?? 0)));
 }
 
-/** GET of one entity (by key, or through a single-valued navigation); $select and $expand apply. */
-export function readEntity(ctx: OperationContext): ODataResponse {
+/**
+ * GET of one entity (by key, or through a single-valued navigation); $select and $expand apply. An
+ * entity whose body would pass the response budget (its expansions) is refused before it is sent.
+ */
+export function readEntity(ctx: OperationContext): ODataResponse | Promise<ODataResponse> {
   const format = negotiateJson(ctx.options.format, ctx.req.headers['accept']);
   const resolved = resolvePath(ctx.svc, ctx.path.steps, ctx.company?.id);
   const type = resolved.step.type;
   const { plan } = planReadRequest(ctx, 'entity', type, resolved.conditions, format);
   const { query } = plan;
-  const row = resolved.reachable ? ctx.svc.db.get(plan.rows) : undefined;
-  if (row === undefined) throw recordNotFound(type, resolved.conditions);
-  const keys = [...resolved.keys];
-  if (resolved.step.key === undefined) keys.push(row[type.key.name] as StoredValue);
-  const context = contextUrl(ctx.req.serviceRootUrl, ctx.contextPrefix, contextPath(ctx.path.steps, keys), contextSelect(query), true);
-  if (plan.json !== undefined) {
-    const text = row[JSON_ALIAS] as string;
-    return entityTextResponse(200, text, rowEtag(row), context, format);
-  }
-  return entityResponse(200, type, row, context, { format, links: ctx.links, select: query.read.select, expand: expandShapes(query.expand) });
+  const respond = (row: DbRow | undefined): ODataResponse => {
+    if (row === undefined) throw recordNotFound(type, resolved.conditions);
+    const keys = [...resolved.keys];
+    if (resolved.step.key === undefined) keys.push(row[type.key.name] as StoredValue);
+    const context = contextUrl(ctx.req.serviceRootUrl, ctx.contextPrefix, contextPath(ctx.path.steps, keys), contextSelect(query), true);
+    if (plan.json !== undefined) {
+      const text = row[JSON_ALIAS] as string;
+      if (text.length > pageBudget(ctx, context)) throw responseTooLarge(ctx);
+      return entityTextResponse(200, text, rowEtag(row), context, format);
+    }
+    return entityResponse(200, type, row, context, { format, links: ctx.links, select: query.read.select, expand: expandShapes(query.expand) });
+  };
+  if (!resolved.reachable) return respond(undefined);
+  const cancellable = (): ReadStep[] => [{ kind: 'row', query: planReadRequest(ctx, 'entity', type, resolved.conditions, format, { cancellable: true }).plan.rows }];
+  return runRead(ctx, plan, [{ kind: 'row', query: plan.rows }], cancellable, (r) => respond(rowOf(r[0])));
+}
+
+/** 400: the one entity asked for, with its expansions, is larger than the response budget. */
+function responseTooLarge(ctx: OperationContext): QueryLimitError {
+  const max = ctx.svc.model.service.maxResponseBytes;
+  return new QueryLimitError(`The response would be larger than ${max} bytes (${limitSetting('maxResponseBytes')}); expand less, or put $select or $top inside the $expand.`, '$expand');
 }
 
 /** GET of one structural property (`.../number`), or its raw value (`.../number/$value`). */

@@ -21,7 +21,6 @@ import type { RowValues } from '../write-checks.js';
 import { checkIfMatch, preferReturn, readJsonBody } from '../request-body.js';
 import { beforeWrite, writeIdentity } from './write-hooks.js';
 import { authorizeRowCompany } from '../../auth/authorize.js';
-import { findCompany } from '../resolve-company.js';
 import { assignedRowSecret, secretAnnotation, withSecretAnnotation } from '../row-secret.js';
 
 function storedValues(values: Map<Property, unknown>): RowValues {
@@ -40,6 +39,16 @@ function lastType(ctx: OperationContext): EntityType {
   return type;
 }
 
+/** 400 when the body carries a key other than the one of the entity the URL addresses (conventions §2; the same one is ignored). */
+function checkSentKey(type: EntityType, body: unknown, key: unknown): void {
+  const sent = (body as Record<string, unknown>)[type.key.name];
+  if (sent === undefined) return;
+  const same = typeof sent === 'string' && typeof key === 'string' ? sent.toLowerCase() === key.toLowerCase() : sent === key;
+  if (!same) {
+    throw new BodyValidationError('BadRequest_InvalidOperation', `The key '${type.key.name}' in the body (${JSON.stringify(sent)}) differs from the key in the URL; leave it out or send the same value.`, type.key.name);
+  }
+}
+
 /** A row-scoped type (model `rowScope`): the company the body names must be one the caller may use it in. */
 function authorizeRowScope(ctx: OperationContext, type: EntityType, row: RowValues): void {
   if (type.rowScope === undefined) return;
@@ -48,7 +57,7 @@ function authorizeRowScope(ctx: OperationContext, type: EntityType, row: RowValu
   if (companyId === undefined || companyId === null) {
     throw new BodyValidationError('Application_FieldValidationException', `The field '${property}' of ${type.name} must have a value.`, property);
   }
-  authorizeRowCompany(ctx.principal, type, String(companyId), findCompany(ctx.svc, String(companyId))?.name ?? String(companyId));
+  authorizeRowCompany(ctx.principal, type, String(companyId));
 }
 
 /**
@@ -60,7 +69,7 @@ export async function create(ctx: OperationContext): Promise<ODataResponse> {
   const type = lastType(ctx);
   if (!type.capabilities.insertable) throw notAllowed(type, 'POST', ['GET']);
   const format = negotiateJson(ctx.options.format, ctx.req.headers['accept']);
-  const given = svc.validator.validate(type, readJsonBody(ctx.req), 'create');
+  const given = svc.validator.validate(type, readJsonBody(ctx.req, svc.model.service.maxJsonDepth), 'create');
   const values = storedValues(given);
   authorizeRowScope(ctx, type, values);
   const row = await beforeWrite(ctx, type, 'create', values);
@@ -97,12 +106,14 @@ export async function update(ctx: OperationContext): Promise<ODataResponse> {
   const type = lastType(ctx);
   if (!type.capabilities.updatable) throw new MethodNotAllowedError(`PATCH is not allowed on ${type.entitySet}: its records are read-only through the API.`, ['GET']);
   const format = negotiateJson(ctx.options.format, ctx.req.headers['accept']);
-  const given = svc.validator.validate(type, readJsonBody(ctx.req), 'update');
+  const body = readJsonBody(ctx.req, svc.model.service.maxJsonDepth);
+  const given = svc.validator.validate(type, body, 'update');
   const changes = await beforeWrite(ctx, type, 'update', storedValues(given));
   const identity = writeIdentity(ctx);
 
   const result = await inWriteTransaction(svc, identity, (session) => {
     const target = loadTarget(svc, ctx.path.steps, identity.companyId);
+    checkSentKey(type, body, target.row[type.key.name]);
     checkIfMatch(ctx.req, rowEtag(target.row), true);
     return { row: session.update(type, target.row, changes), keys: target.keys };
   });

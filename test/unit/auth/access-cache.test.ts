@@ -97,6 +97,7 @@ test('grants and revocations by another connection apply to the next request', a
 test('a company renamed or removed by another connection is seen by the next request', async () => {
   expect((await t.call('GET', `/engChangeNotices?company=CRONUS&$top=1&$select=number`)).status).toBe(200);
   other.prepare(`UPDATE "companies" SET "name" = 'CRONUS-RENAMED' WHERE "id" = ?`).run(cronus);
-  expect((await t.call('GET', `/engChangeNotices?company=CRONUS&$top=1&$select=number`)).status).toBe(400);
+  // The old name now names no company: 401 as for a company without a grant (conventions §11).
+  expect((await t.call('GET', `/engChangeNotices?company=CRONUS&$top=1&$select=number`)).status).toBe(401);
   expect((await t.call('GET', `/engChangeNotices?company=CRONUS-RENAMED&$top=1&$select=number`)).status).toBe(200);
 });

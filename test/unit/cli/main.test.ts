@@ -69,3 +69,28 @@ test('serve --seed demo prints the service root and an ADMIN token, and answers 
     server.stop();
   }
 });
+
+test('serve --seed demo prints the same ADMIN token at every start until it is revoked (issue 13, defect 10)', async () => {
+  const db = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ecn-demo-token-')), 'demo.sqlite');
+  const tokens: string[] = [];
+  for (let i = 0; i < 2; i++) {
+    const s = await startServeProcess([], db);
+    tokens.push(s.token);
+    const r = await fetch(`${s.url}/companies`, { headers: { Authorization: `Bearer ${s.token}` } });
+    expect(r.status).toBe(200);
+    s.stop();
+    await new Promise((resolve) => s.child.once('exit', resolve));
+  }
+  expect(tokens[1]).toBe(tokens[0]);
+  expect((fs.statSync(`${db}.demo-token`).mode & 0o777).toString(8)).toBe('600');
+  // The README's way to end it: revoke, and the next start issues a new one.
+  expect(run('token', 'revoke', '--user', 'ADMIN', '--db', db).status).toBe(0);
+  const s = await startServeProcess([], db);
+  try {
+    expect(s.token).not.toBe(tokens[0]);
+    expect((await fetch(`${s.url}/companies`, { headers: { Authorization: `Bearer ${tokens[0]}` } })).status).toBe(401);
+    expect((await fetch(`${s.url}/companies`, { headers: { Authorization: `Bearer ${s.token}` } })).status).toBe(200);
+  } finally {
+    s.stop();
+  }
+});

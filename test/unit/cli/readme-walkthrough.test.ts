@@ -28,6 +28,7 @@ test('the README curl walk-through works as written', async () => {
     expect(lines).toContain('Increase bore to 14 mm.');
     expect(r.stdout).toContain('"code":"BadRequest_InvalidRequestUrl"');
     expect(r.stdout).toContain('"code":"Authentication_InvalidCredentials"');
+    expect(lines).toContainEqual(expect.stringMatching(/#engChangeNotices\(number\)".*"number":"ECN\d{6}"\}\]\}$/)); // Basic
     expect(r.stdout).not.toContain('undefined');
   } finally {
     server.stop();

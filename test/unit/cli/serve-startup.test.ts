@@ -86,6 +86,9 @@ test.each([
   [['--seed', 'big'], /--seed takes 'demo'/],
   [['--log-level', 'loud'], /--log-level takes one of fatal, error, warn, info, debug, trace, silent, got 'loud'/],
   [['--jwt-issuer', 'https://id.example.com'], /JWT needs all of --jwt-issuer, --jwt-audience and --jwt-jwks-url/],
+  [['--jwt-authorization-uri', 'https://login.example.com/authorize'], /--jwt-authorization-uri needs --jwt-issuer/],
+  [['--cors-origin', 'https://app.example.com/'], /--cors-origin 'https:\/\/app.example.com\/' is not an origin/],
+  [['--jwt-issuer', 'https://i', '--jwt-audience', 'a', '--jwt-jwks-url', 'https://i/keys', '--jwt-authorization-uri', 'login'], /--jwt-authorization-uri 'login' is not an http or https URL/],
 ])('a bad option %j: one line, exit 1', async (args, message) => {
   expectOneLineFailure(await serve('--db', ':memory:', ...(args as string[])), message as RegExp);
 });

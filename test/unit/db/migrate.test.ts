@@ -95,7 +95,8 @@ describe('schema from the model', () => {
     expect(indexes.map((i) => i.name)).not.toContain('engChangeOrderTasks_ix_companyId_engChangeOrderId_lineNo');
     // No (company, key) index where another serves the default order; one where the order is the key.
     const names = (table: string): string[] => (db.raw.prepare(`SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL`).all(table) as { name: string }[]).map((i) => i.name).sort();
-    expect(names('engChangeNotices')).toEqual(['engChangeNotices_ix_companyId_changeReasonCode', 'engChangeNotices_u_companyId_number']);
+    // The model's own index (`indexes`) on the status ECNs are grouped by.
+    expect(names('engChangeNotices')).toEqual(['engChangeNotices_ix_companyId_changeReasonCode', 'engChangeNotices_ix_companyId_status', 'engChangeNotices_u_companyId_number']);
     expect(names('engChangeOrderTaskPredecessors')).toEqual(['engChangeOrderTaskPredecessors_ix_companyId_id', 'engChangeOrderTaskPredecessors_ix_predecessorTaskId', 'engChangeOrderTaskPredecessors_ix_taskId']);
     db.close();
   });

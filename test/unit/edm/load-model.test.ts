@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { DEFAULT_LIMITS } from '../../../src/edm/service-limits.js';
 import os from 'node:os';
 import path from 'node:path';
 import { loadModel, ModelError, type ModelProblem } from '../../../src/edm/load-model.js';
@@ -17,7 +18,8 @@ describe('the repository model', () => {
   const task = type('engChangeOrderTask');
 
   test('has the service settings, all types, and the company root', () => {
-    expect(model.service).toEqual({ namespace: 'Microsoft.NAV', containerName: 'NAV', serviceRoot: '/api/v2.0', pageSize: 20000, maxPageSize: 20000, maxBodyBytes: 4194304, maxExpandDepth: 3, maxTop: 1000000 });
+    // The limits service.json leaves out take their defaults (edm/service-limits.ts).
+    expect(model.service).toEqual({ ...DEFAULT_LIMITS, namespace: 'Microsoft.NAV', containerName: 'NAV', serviceRoot: '/api/v2.0', pageSize: 20000, maxPageSize: 20000, maxBodyBytes: 4194304, maxExpandDepth: 3, maxTop: 1000000 });
     expect(model.entityTypes).toHaveLength(14);
     expect(model.enumTypes.map((e) => e.name)).toEqual(['bomLineType', 'ecnSourceSalesDocumentType', 'ecnSourceStatus', 'ecnSourceType', 'ecnStatus', 'ecoStatus', 'ecoTaskStatus', 'eventSubscriptionState', 'eventSubscriptionType']);
     expect(model.company.name).toBe('company');
@@ -82,9 +84,8 @@ describe('the repository model', () => {
   test('has entity-level settings and bound actions', () => {
     const lines = type('engChangeNoticeBOMLine');
     expect(lines.capabilities).toEqual({ insertable: false, updatable: true, deletable: false });
-    expect(lines.unscoped).toBe(false);
-    expect(ecn.unscoped).toBe(true);
     expect(ecn.permissions).toEqual({ read: 'ECN-READ', write: 'ECN-WRITE' });
+    expect(ecn.indexes.map((props) => props.map((p) => p.name))).toEqual([['status']]);
     expect(task.permissions).toEqual({ read: 'TASK-READ', write: 'TASK-WRITE' });
     expect(type('contact').permissions).toBeUndefined();
     expect(model.company.capabilities).toEqual({ insertable: false, updatable: false, deletable: false });
@@ -285,6 +286,13 @@ describe('a broken model', () => {
     expect(expectProblem(dir, 'entities/contact.json', '/alternateKeys/0/0').fix).toContain('"number"');
     expect(expectProblem(dir, 'entities/contact.json', '/alternateKeys/1/0').message).toContain('non-nullable');
     expect(expectProblem(dir, 'entities/contact.json', '/alternateKeys/2').message).toContain('repeats the key');
+  });
+
+  test('indexes: an unknown property and a computed one are refused with the stored properties to choose from', () => {
+    const dir = copyModel();
+    editEntity(dir, 'engChangeNotice', (doc) => ({ ...doc, indexes: [['statuss'], ['number', 'bomExists']] }));
+    expect(expectProblem(dir, 'entities/engChangeNotice.json', '/indexes/0/0').fix).toContain('"status"');
+    expect(expectProblem(dir, 'entities/engChangeNotice.json', '/indexes/1/1').message).toContain('not a stored property');
   });
 
   test('row scope: only on global types, with a GUID company property, and no navigation may lead into the type', () => {

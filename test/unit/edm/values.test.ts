@@ -1,4 +1,4 @@
-import { decimalDigits, decimalFacetProblem, storedToJson } from '../../../src/edm/values.js';
+import { decimalDigits, decimalFacetProblem, isCalendarDate, normaliseDateTimeOffset, storedToJson } from '../../../src/edm/values.js';
 import type { PropertyType } from '../../../src/edm/model.js';
 import { startTestService } from '../../helpers/test-service.js';
 
@@ -60,4 +60,10 @@ describe('Decimal Precision and Scale (CSDL §7.2.3, §7.2.4)', () => {
     expect(decimalFacetProblem(123456, 5, undefined)).toBe('has 6 digits before the decimal point, but at most 5 are allowed (Precision 5)');
     expect(decimalFacetProblem(1.234, undefined, undefined)).toBeUndefined();
   });
+});
+
+test('calendar dates: days a month has, leap years by the Gregorian rule', () => {
+  for (const ok of ['2024-02-29', '2000-02-29', '2023-01-31', '2023-04-30', '2023-12-31', '2023-02-28T23:59:59Z']) expect(isCalendarDate(ok)).toBe(true);
+  for (const bad of ['2023-02-29', '1900-02-29', '2023-02-30', '2023-04-31', '2023-06-31', '2023-13-01', '2023-00-10', '2023-01-00', 'x']) expect(isCalendarDate(bad)).toBe(false);
+  expect(() => normaliseDateTimeOffset('2023-02-30T10:00:00Z')).toThrow(RangeError);
 });

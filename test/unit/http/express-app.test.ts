@@ -2,6 +2,9 @@
  * The HTTP layer over a real socket-less express app (supertest): headers, HEAD, paths outside the
  * service root, body size limit, request ids.
  */
+import http from 'node:http';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { createExpressApp } from '../../../src/http/express-app.js';
 import { startTestService, type TestService } from '../../helpers/test-service.js';
@@ -64,7 +67,7 @@ test('a POST round trip over HTTP', async () => {
   expect(r.headers['etag']).toBe(r.body['@odata.etag']);
 });
 
-test('failed authentications are limited per client address (429), successful ones are not counted', async () => {
+test('failed authentications are limited per client address and credential (429); valid credentials are never refused', async () => {
   const limited = startTestService({ authRateLimit: { windowMs: 60_000, max: 3 } });
   try {
     const a = createExpressApp(limited.service);
@@ -76,6 +79,10 @@ test('failed authentications are limited per client address (429), successful on
     }
     const blocked = await request(a).get('/api/v2.0/companies').set('Authorization', 'Bearer ecn_nope').expect(429);
     expect(blocked.body.error.code).toBe('BadRequest_TooManyRequests');
+    expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
+    // Other bad credentials from the address are refused too; a valid one is served.
+    await request(a).get('/api/v2.0/companies').set('Authorization', 'Bearer ecn_other').expect(429);
+    await request(a).get('/api/v2.0/companies').set('Authorization', good).expect(200);
   } finally {
     limited.close();
   }
@@ -94,4 +101,26 @@ test('a request read from a socket is marked as one that may join the turn\'s re
     (t.service as { handle: typeof handle }).handle = handle;
   }
   expect(seen).toEqual([true]);
+});
+
+test('a 401 sends one WWW-Authenticate line per scheme, and failed Basic credentials count towards the limit', async () => {
+  const limited = startTestService({ authRateLimit: { windowMs: 60_000, max: 2 } });
+  try {
+    const a = createExpressApp(limited.service);
+    const wrong = `Basic ${Buffer.from(`KLEE:${limited.token('ADMIN')}`).toString('base64')}`;
+    const server = a.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const raw = await new Promise<http.IncomingMessage>((resolve) => {
+      http.get({ port: (server.address() as AddressInfo).port, host: '127.0.0.1', path: '/api/v2.0/companies', headers: { Authorization: wrong } }, (res) => resolve(res.resume()));
+    });
+    server.close();
+    expect(raw.statusCode).toBe(401);
+    const lines: string[] = [];
+    for (let i = 0; i < raw.rawHeaders.length; i += 2) if (raw.rawHeaders[i]?.toLowerCase() === 'www-authenticate') lines.push(raw.rawHeaders[i + 1] ?? '');
+    expect(lines).toEqual(['Bearer realm="ecn-odata", error="invalid_token"', 'Basic realm="ecn-odata", charset="UTF-8"']);
+    await request(a).get('/api/v2.0/companies').set('Authorization', wrong).expect(401);
+    await request(a).get('/api/v2.0/companies').set('Authorization', wrong).expect(429);
+  } finally {
+    limited.close();
+  }
 });

@@ -12,7 +12,7 @@ import { compile } from '../../../src/sql/compile.js';
 import { sqliteDialect } from '../../../src/sql/sqlite-dialect.js';
 import { entityToJson, rowEtag } from '../../../src/serialize/entity-json.js';
 import { expandShapes } from '../../../src/core/operations/read.js';
-import { collectionResponse, collectionTextResponse, entityResponse, entityTextResponse } from '../../../src/core/responses.js';
+import { collectionJoinedResponse, collectionResponse, entityResponse, entityTextResponse } from '../../../src/core/responses.js';
 import { sqlJsonSupported } from '../../../src/query/plan-entity-json.js';
 import type { JsonFormat } from '../../../src/core/format.js';
 
@@ -20,6 +20,7 @@ let t: TestService;
 const NOW = '2026-06-01T12:00:00.000Z';
 const MINIMAL: JsonFormat = { metadata: 'minimal', ieee754Compatible: false };
 const NONE: JsonFormat = { metadata: 'none', ieee754Compatible: false };
+const IEEE754: JsonFormat = { metadata: 'minimal', ieee754Compatible: true };
 
 beforeAll(() => {
   t = startTestService();
@@ -59,7 +60,7 @@ function both(typeName: string, query: string, format: JsonFormat): { js: string
   const rows = t.service.db.all(compile(planRead({ type, companyId, conditions: [], ...plain.read }), sqliteDialect));
   const js = rows.map((r) => JSON.stringify(entityToJson(type, r, { format, links, select: plain.read.select, expand: expandShapes(plain.expand) })));
   const metadata = format.metadata === 'none' ? 'none' : 'minimal';
-  const jsonQuery = planQuery({ ...base, json: { metadata, links } });
+  const jsonQuery = planQuery({ ...base, json: { metadata, links, ieee754Compatible: format.ieee754Compatible } });
   expect(sqlJsonSupported(type, jsonQuery.read.select, jsonQuery.expand, metadata)).toBe(true);
   // Rows are [json, key, version]; the JSON carries @odata.etag at every level.
   const sql = t.service.db
@@ -99,6 +100,21 @@ test.each(CASES)('%s ?%s: the same with odata.metadata=none', (typeName, query) 
   expect(sql).toEqual(js);
 });
 
+test.each(CASES)('%s ?%s: the same with IEEE754Compatible=true (Int64, Decimal and counts as strings)', (typeName, query) => {
+  const { js, sql } = both(typeName, query, IEEE754);
+  expect(sql).toEqual(js);
+});
+
+test('IEEE754Compatible=true spells decimals as strings with JavaScript\'s digits, doubles stay numbers', () => {
+  const text = both('engChangeNoticeBOMLine', '$select=quantityPer', IEEE754).sql.join('\n');
+  for (const spelled of ['5', '0.00001', '0.3333333333333333', '1e-7', '100000000000000000000', '2.0900000000000003', '181004266.441296']) {
+    expect(text).toContain(`"quantityPer":"${spelled}"}`);
+  }
+  expect(text).toContain('"quantityPer":null}');
+  const counted = both('engChangeNotice', '$expand=engChangeNoticeBOMLines($count=true;$top=1)&$top=2', IEEE754).sql.join('\n');
+  expect(counted).toMatch(/"engChangeNoticeBOMLines@odata\.count":"\d+"/);
+});
+
 test('the edge values were really read (numbers, escapes, versions)', () => {
   const { sql } = both('engChangeNoticeBOMLine', '$select=quantityPer', MINIMAL);
   const text = sql.join('\n');
@@ -120,7 +136,7 @@ test('collection and entity envelopes built from texts equal the object-built on
     const context = "http://localhost/api/v2.0/$metadata#companies(x)/engChangeNotices(number,status)'é";
     for (const [count, next] of [[3, 'http://localhost/next?$skiptoken=a"b'], [undefined, undefined]] as const) {
       const fromObjects = collectionResponse(type, rows, context, { format, links }, count, next);
-      const fromTexts = collectionTextResponse(js, context, format, count, () => next);
+      const fromTexts = collectionJoinedResponse(js.join(','), context, format, count, next);
       expect(bodyText(fromTexts)).toBe(bodyText(fromObjects));
       expect(fromTexts.headers).toEqual(fromObjects.headers);
     }
@@ -128,7 +144,7 @@ test('collection and entity envelopes built from texts equal the object-built on
   const base = { model: t.service.model, type, options: parseQueryOptions(''), aliases: new Map(), now: NOW, depth: 0 };
   const conditions = [{ property: 'number', value: 'ECN000003' }];
   const row = t.service.db.get(compile(planRead({ type, companyId: t.companyIds[0], conditions, ...planQuery(base).read }), sqliteDialect));
-  const json = planQuery({ ...base, json: { metadata: 'minimal', links } });
+  const json = planQuery({ ...base, json: { metadata: 'minimal', links, ieee754Compatible: false } });
   const text = t.service.db.get(compile(planRead({ type, companyId: t.companyIds[0], conditions, ...json.read }), sqliteDialect));
   if (row === undefined || text === undefined) throw new Error('row');
   expect(entityTextResponse(200, String(text['_json']), rowEtag(text), 'ctx', MINIMAL)).toEqual(entityResponse(200, type, row, 'ctx', { format: MINIMAL, links }, {}));

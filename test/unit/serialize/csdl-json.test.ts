@@ -19,6 +19,7 @@ describe('CSDL JSON of the repository model', () => {
     expect(Object.keys(document).slice(0, 3)).toEqual(['$Version', '$EntityContainer', '$Reference']);
     expect(member(document, '$Reference')).toEqual({
       'https://oasis-tcs.github.io/odata-vocabularies/vocabularies/Org.OData.Core.V1.json': { $Include: [{ $Namespace: 'Org.OData.Core.V1', $Alias: 'Core' }] },
+      'https://oasis-tcs.github.io/odata-vocabularies/vocabularies/Org.OData.Aggregation.V1.json': { $Include: [{ $Namespace: 'Org.OData.Aggregation.V1', $Alias: 'Aggregation' }] },
     });
     expect((document as JsonObject)['$EntityContainer']).toBe('Microsoft.NAV.NAV');
   });
@@ -60,12 +61,14 @@ describe('CSDL JSON of the repository model', () => {
     }]);
     const container = member(schemaObject, 'NAV');
     expect(container['$Kind']).toBe('EntityContainer');
+    const applySupported = { '@Aggregation.ApplySupported': { Transformations: ['aggregate', 'groupby', 'filter', 'orderby', 'top', 'skip', 'identity', 'concat'], Rollup: 'None' } };
     expect(member(container, 'engChangeOrderTasks')).toEqual({
       $Collection: true,
       $Type: 'Microsoft.NAV.engChangeOrderTask',
       $NavigationPropertyBinding: { engChangeOrder: 'engChangeOrders', assignedUser: 'userSetups', workCenterGroup: 'workCenterGroups' },
+      ...applySupported,
     });
-    expect(member(container, 'companies')).toEqual({ $Collection: true, $Type: 'Microsoft.NAV.company' });
+    expect(member(container, 'companies')).toEqual({ $Collection: true, $Type: 'Microsoft.NAV.company', ...applySupported });
   });
 
   test('is deterministic', () => {

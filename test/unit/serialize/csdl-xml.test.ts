@@ -53,11 +53,11 @@ describe('CSDL XML of the repository model', () => {
     expect(output).toContain('eng ChangeNotice');
   });
 
-  test('has the declaration, version, Core reference and namespace', () => {
+  test('has the declaration, version, Core and Aggregation references and namespace', () => {
     expect(xml.startsWith('<?xml version="1.0" encoding="utf-8"?>')).toBe(true);
     expect(edmx['@_Version']).toBe('4.0');
-    const include = (edmx['edmx:Reference'] as Element)['edmx:Include'] as Element;
-    expect([include['@_Namespace'], include['@_Alias']]).toEqual(['Org.OData.Core.V1', 'Core']);
+    const includes = list(edmx['edmx:Reference']).map((r) => r['edmx:Include'] as Element);
+    expect(includes.map((i) => [i['@_Namespace'], i['@_Alias']])).toEqual([['Org.OData.Core.V1', 'Core'], ['Org.OData.Aggregation.V1', 'Aggregation']]);
     expect(schema['@_Namespace']).toBe('Microsoft.NAV');
     expect(container['@_Name']).toBe('NAV');
   });
@@ -97,6 +97,17 @@ describe('CSDL XML of the repository model', () => {
     expect(list(tasks['NavigationPropertyBinding'])).toContainEqual({ '@_Path': 'engChangeOrder', '@_Target': 'engChangeOrders' });
     expect(list(tasks['NavigationPropertyBinding']).map((b) => b['@_Path'])).not.toContain('predecessors');
     expect(list(container['EntitySet'])).toHaveLength(14);
+  });
+
+  test('declares Aggregation.ApplySupported on every entity set (its transformations; no rollup)', () => {
+    for (const set of list(container['EntitySet'])) {
+      const [annotation] = list(set['Annotation']);
+      expect(annotation?.['@_Term']).toBe('Aggregation.ApplySupported');
+      const values = list((annotation?.['Record'] as Element)['PropertyValue']);
+      const transformations = values.find((v) => v['@_Property'] === 'Transformations')?.['Collection'] as Element;
+      expect(list(transformations['String'])).toEqual(['aggregate', 'groupby', 'filter', 'orderby', 'top', 'skip', 'identity', 'concat']);
+      expect(values.find((v) => v['@_Property'] === 'Rollup')?.['@_EnumMember']).toBe('Aggregation.RollupType/None');
+    }
   });
 
   test('gives the company type one containment navigation per company-scoped set', () => {

@@ -107,3 +107,40 @@ describe('compile', () => {
     ]);
   });
 });
+
+describe('cancellable statements (read threads)', () => {
+  const inner = select({ columns: [{ expr: constant(1) }], from: { kind: 'table', table: 'item', alias: 'i' }, where: eq(col('i', 'qty'), col('o', 'qty')) });
+  const node = select({
+    columns: [{ expr: col('o', 'id'), alias: 'id' }],
+    from: { kind: 'table', table: 'item', alias: 'o' },
+    where: { kind: 'exists', query: inner, negated: false },
+  });
+
+  test('the liveness check is the first condition of the statement and of every SELECT with one inside, not of the innermost', () => {
+    const q = compile(node, sqliteDialect, { cancellable: true });
+    expect(q.sql).toBe('SELECT "o"."id" AS "id" FROM "item" AS "o" WHERE (odata_live() AND EXISTS (SELECT 1 FROM "item" AS "i" WHERE ("i"."qty" = "o"."qty")))');
+    const plain = select({ columns: [{ expr: col('o', 'id') }], from: { kind: 'table', table: 'item', alias: 'o' } });
+    expect(compile(plain, sqliteDialect, { cancellable: true }).sql).toBe('SELECT "o"."id" FROM "item" AS "o" WHERE odata_live()');
+    expect(compile(node, sqliteDialect).sql).not.toContain('odata_live');
+  });
+
+  test('the check runs per row examined, so a statement whose time is up fails on the next rows', () => {
+    const db = new BetterSqlite3(':memory:');
+    db.exec('CREATE TABLE "item" ("id" TEXT PRIMARY KEY, "name" TEXT, "qty" INTEGER)');
+    const insert = db.prepare('INSERT INTO "item" VALUES (?, ?, ?)');
+    for (let i = 0; i < 500; i++) insert.run(`k${i}`, 'x', i % 7);
+    let calls = 0;
+    let allowed = Infinity;
+    db.function('odata_live', { deterministic: false }, () => {
+      if (++calls > allowed) throw new Error('deadline passed');
+      return 1;
+    });
+    const q = compile(node, sqliteDialect, { cancellable: true });
+    expect(db.prepare(q.sql).all(...q.params)).toHaveLength(500);
+    expect(calls).toBe(500);
+    calls = 0;
+    allowed = 10;
+    expect(() => db.prepare(q.sql).all(...q.params)).toThrow('deadline passed');
+    expect(calls).toBe(11);
+  });
+});

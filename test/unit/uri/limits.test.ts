@@ -22,7 +22,7 @@ test('depth is counted on enter and released on leave', () => {
   budget.enter('$filter', 1);
   budget.leave();
   budget.enter('$filter', 2);
-  expect(() => budget.enter('$filter', 3)).toThrow(/deeper than 2 levels \(at position 3\)/);
+  expect(() => budget.enter('$filter', 3)).toThrow(/deeper than 2 levels \(at position 3; limits\.maxExpressionDepth in service\.json\)/);
 });
 
 test('nodes are counted for the whole parse', () => {

@@ -1,0 +1,106 @@
+/**
+ * Where a read runs (SQLite): on the event loop when the cost model expects little work, else in a
+ * read thread with a deadline (read-pool.ts). Reads on the event loop are the fast path (no thread hop,
+ * the turn's shared snapshot); what they may cost is bounded by `limits.maxInlineRows`, priced with the
+ * current table sizes. A class of reads (read-cost.ts costClass) that still gave a large answer on the
+ * event loop (skewed data: one parent with thousands of children, which average fan-outs miss) runs in
+ * a thread for a while after. The size of the answer is the measure, not the time it took: wall time on
+ * a busy machine includes the time the process was not running, and sent plain pages to the threads.
+ */
+import { expectedWork, type ReadCost } from '../query/read-cost.js';
+import { runSteps, type ReadStep, type StepResult } from './read-steps.js';
+import type { Database } from './database.js';
+import type { ReadPool } from './read-pool.js';
+import { compile } from '../sql/compile.js';
+import { select } from '../sql/build.js';
+import type { SqlExpr } from '../sql/nodes.js';
+import { sqliteDialect } from '../sql/sqlite-dialect.js';
+
+/** A read ready to run. */
+export interface ReadRequest {
+  /** The statements, compiled for the event loop. */
+  readonly steps: readonly ReadStep[];
+  /** The same statements compiled cancellable, for a read thread (compiled only when one is used). */
+  readonly cancellable: () => readonly ReadStep[];
+  readonly cost: ReadCost;
+}
+
+/**
+ * A read on the event loop whose answer passed this many characters sends its class to the threads:
+ * about 4,000 entities, 10-25 ms of writing them (read-cost.ts OUTPUT_WEIGHT).
+ */
+const LARGE_ANSWER = 1_000_000;
+/** For this long. */
+const SLOW_FOR_MS = 10 * 60_000;
+
+/** Characters of text in the results (entity JSON, pages, row values). */
+function answerSize(results: readonly StepResult[]): number {
+  let n = 0;
+  for (const r of results) {
+    if (r.kind === 'page') n += r.entities.length;
+    else if (r.kind === 'row') n += valuesSize(r.row);
+    else for (const row of r.rows) n += valuesSize(row);
+  }
+  return n;
+}
+
+function valuesSize(row: Record<string, unknown> | undefined): number {
+  let n = 0;
+  if (row !== undefined) for (const k in row) {
+    const v = row[k];
+    if (typeof v === 'string') n += v.length;
+  }
+  return n;
+}
+/** Table sizes are read again after this long. */
+const SIZE_TTL_MS = 10_000;
+
+/** Runs reads on the event loop or in read threads (see the file comment). */
+export class ReadExecutor {
+  private readonly sizes = new Map<string, { rows: number; at: number }>();
+  private readonly slow = new Map<string, number>();
+
+  constructor(
+    private readonly db: Database,
+    private readonly pool: ReadPool | undefined,
+    private readonly maxInlineRows: number,
+  ) {}
+
+  /** The results of the read's steps: at once on the event loop, or a promise from a read thread. */
+  run(read: ReadRequest): StepResult[] | Promise<StepResult[]> {
+    if (this.pool !== undefined && this.threaded(read.cost)) return this.pool.run(read.cancellable());
+    const results = runSteps(this.db, read.steps);
+    if (this.pool !== undefined && answerSize(results) > LARGE_ANSWER) this.markSlow(read.cost.costClass);
+    return results;
+  }
+
+  /** true when the read goes to a thread: correlated, expected past maxInlineRows, or of a class seen answering large. */
+  threaded(cost: ReadCost): boolean {
+    if (cost.correlated) return true;
+    if (this.slow.size > 0) {
+      const until = this.slow.get(cost.costClass);
+      if (until !== undefined) {
+        if (until > Date.now()) return true;
+        this.slow.delete(cost.costClass);
+      }
+    }
+    return expectedWork(cost, (t) => this.rowsOf(t)) > this.maxInlineRows;
+  }
+
+  /** The rows of a table, roughly (its largest rowid: counts deleted rows too, never fewer), cached a while. */
+  rowsOf(table: string): number {
+    const now = Date.now();
+    const known = this.sizes.get(table);
+    if (known !== undefined && now - known.at < SIZE_TTL_MS) return known.rows;
+    const max: SqlExpr = { kind: 'call', name: 'max', args: [sqliteDialect.rowOrder('t')] };
+    const row = this.db.get(compile(select({ columns: [{ expr: max, alias: 'n' }], from: { kind: 'table', table, alias: 't' } }), sqliteDialect));
+    const rows = Number(row?.['n'] ?? 0);
+    this.sizes.set(table, { rows, at: now });
+    return rows;
+  }
+
+  private markSlow(costClass: string): void {
+    if (this.slow.size > 1000) this.slow.clear();
+    this.slow.set(costClass, Date.now() + SLOW_FOR_MS);
+  }
+}

@@ -1,0 +1,203 @@
+/**
+ * Read threads for SQLite (conventions §11: no request may delay the others): better-sqlite3 runs a
+ * statement synchronously and cannot be interrupted from outside, so a read whose work the cost model
+ * cannot bound runs here, on a thread of its own with its own read-only connection, while the event
+ * loop goes on serving. Each job has a deadline: it is answered 503 with Retry-After when the deadline
+ * passes (queued or running), and the thread's `odata_live()` check ends the statement itself. A thread
+ * that does not come back soon after (stuck outside the checks) is terminated and replaced. Threads
+ * start on first use, so a service whose reads all stay on the event loop has none.
+ */
+import { Worker } from 'node:worker_threads';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Logger } from 'pino';
+import { ODataError, ServiceUnavailableError } from '../errors/odata-error.js';
+import { limitSetting } from '../edm/service-limits.js';
+import type { ReadStep, StepResult } from './read-steps.js';
+import type { WorkerJob, WorkerReply } from './read-worker.js';
+
+/**
+ * The compiled thread script. Beside this module when it runs compiled; the tests run the sources,
+ * and threads load compiled code only: then dist/ (npm test builds it first).
+ */
+function workerScript(): URL {
+  const here = fileURLToPath(import.meta.url);
+  const sibling = path.join(path.dirname(here), 'read-worker.js');
+  if (fs.existsSync(sibling)) return new URL(`file://${sibling}`);
+  let dir = path.dirname(here);
+  for (;;) {
+    const candidate = path.join(dir, 'dist', 'src', 'db', 'read-worker.js');
+    if (fs.existsSync(candidate)) return new URL(`file://${candidate}`);
+    const parent = path.dirname(dir);
+    if (parent === dir) throw new Error('read-worker.js not found: run npm run build');
+    dir = parent;
+  }
+}
+
+interface Job {
+  readonly id: number;
+  readonly steps: readonly ReadStep[];
+  readonly deadline: number;
+  readonly resolve: (r: StepResult[]) => void;
+  readonly reject: (e: unknown) => void;
+  timer?: NodeJS.Timeout;
+  settled: boolean;
+}
+
+interface Slot {
+  worker: Worker;
+  job: Job | undefined;
+  /** Terminates the thread if its job does not come back this long after its deadline. */
+  watchdog?: NodeJS.Timeout;
+}
+
+/** Settings of the pool. */
+export interface ReadPoolOptions {
+  readonly file: string;
+  readonly threads: number;
+  readonly maxQueued: number;
+  readonly timeoutMs: number;
+  /** How long a thread may overrun a deadline before it is replaced, ms. */
+  readonly graceMs?: number;
+}
+
+/** A pool of read threads on one SQLite file. */
+export class ReadPool {
+  private readonly slots: Slot[] = [];
+  private readonly queue: Job[] = [];
+  private nextId = 1;
+  private closed = false;
+
+  constructor(
+    private readonly options: ReadPoolOptions,
+    private readonly log: Logger,
+  ) {}
+
+  /** Threads started so far (tests and the README's memory figures). */
+  get started(): number {
+    return this.slots.length;
+  }
+
+  /** Runs the steps (compiled cancellable) in a thread; rejects 503 when the time is up or too many wait. */
+  run(steps: readonly ReadStep[]): Promise<StepResult[]> {
+    if (this.closed) return Promise.reject(new Error('read pool closed'));
+    const busy = this.slots.length >= this.options.threads && this.slots.every((s) => s.job !== undefined);
+    if (busy && this.queue.length >= this.options.maxQueued) {
+      return Promise.reject(
+        new ServiceUnavailableError(
+          `The service is busy with other large reads (${this.options.maxQueued} waiting, ${limitSetting('maxQueuedReads')}); try again shortly.`,
+          this.retryAfter(),
+        ),
+      );
+    }
+    return new Promise<StepResult[]>((resolve, reject) => {
+      const job: Job = { id: this.nextId++, steps, deadline: Date.now() + this.options.timeoutMs, resolve, reject, settled: false };
+      job.timer = setTimeout(() => this.expire(job), this.options.timeoutMs);
+      job.timer.unref();
+      this.queue.push(job);
+      this.dispatch();
+    });
+  }
+
+  /** Stops every thread; queued jobs fail. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const job of this.queue.splice(0)) this.settle(job, undefined, new Error('read pool closed'));
+    await Promise.all(this.slots.splice(0).map((s) => s.worker.terminate()));
+  }
+
+  private retryAfter(): number {
+    return Math.max(1, Math.ceil(this.options.timeoutMs / 1000));
+  }
+
+  private dispatch(): void {
+    while (this.queue.length > 0) {
+      let slot = this.slots.find((s) => s.job === undefined);
+      if (slot === undefined && this.slots.length < this.options.threads) slot = this.start();
+      if (slot === undefined) return;
+      const job = this.queue.shift() as Job;
+      if (job.settled) continue;
+      slot.job = job;
+      const message: WorkerJob = { id: job.id, steps: job.steps, deadline: job.deadline };
+      slot.worker.postMessage(message);
+    }
+  }
+
+  private start(): Slot {
+    const worker = new Worker(workerScript(), {
+      workerData: { file: this.options.file },
+      // A thread's heap is bounded: a read that would exhaust it ends the thread, not the process.
+      resourceLimits: { maxOldGenerationSizeMb: 192, maxYoungGenerationSizeMb: 8 },
+    });
+    const slot: Slot = { worker, job: undefined };
+    worker.unref();
+    worker.on('message', (reply: WorkerReply) => this.reply(slot, reply));
+    worker.on('error', (e) => this.crashed(slot, e));
+    worker.on('exit', (code) => this.crashed(slot, new Error(`read thread exited with code ${code}`)));
+    this.slots.push(slot);
+    return slot;
+  }
+
+  private reply(slot: Slot, reply: WorkerReply): void {
+    const job = slot.job;
+    slot.job = undefined;
+    if (slot.watchdog !== undefined) clearTimeout(slot.watchdog);
+    slot.watchdog = undefined;
+    if (job !== undefined && job.id === reply.id) {
+      if ('results' in reply) this.settle(job, reply.results as StepResult[]);
+      else if ('cancelled' in reply) this.settle(job, undefined, this.timeout());
+      else if (reply.error.status !== undefined && reply.error.code !== undefined) this.settle(job, undefined, new ODataError(reply.error.status, reply.error.code, reply.error.message, reply.error.target));
+      else this.settle(job, undefined, new Error(`read thread: ${reply.error.message}`));
+    }
+    this.dispatch();
+  }
+
+  private crashed(slot: Slot, e: Error): void {
+    const i = this.slots.indexOf(slot);
+    if (i < 0) return;
+    this.slots.splice(i, 1);
+    if (slot.watchdog !== undefined) clearTimeout(slot.watchdog);
+    if (slot.job !== undefined) {
+      this.log.error({ err: e }, 'read thread failed');
+      this.settle(slot.job, undefined, new ServiceUnavailableError('The read ran out of memory or failed in its thread and was cancelled; narrow it with $filter, $select or $top.', this.retryAfter()));
+    }
+    if (!this.closed) this.dispatch();
+  }
+
+  private timeout(): ServiceUnavailableError {
+    return new ServiceUnavailableError(
+      `The request did not finish within ${this.options.timeoutMs} ms (${limitSetting('requestTimeoutMs')}) and was cancelled; try again later, or narrow it with $filter or $top.`,
+      this.retryAfter(),
+    );
+  }
+
+  /** The deadline passed: answer now; the thread's own check ends the statement, the watchdog ends a stuck thread. */
+  private expire(job: Job): void {
+    if (job.settled) return;
+    this.settle(job, undefined, this.timeout());
+    const slot = this.slots.find((s) => s.job === job);
+    if (slot === undefined) {
+      const i = this.queue.indexOf(job);
+      if (i >= 0) this.queue.splice(i, 1); // it never ran
+      return;
+    }
+    slot.watchdog = setTimeout(() => {
+      if (slot.job !== job) return;
+      this.log.warn({ jobId: job.id }, 'read thread overran its deadline; replacing it');
+      const i = this.slots.indexOf(slot);
+      if (i >= 0) this.slots.splice(i, 1);
+      void slot.worker.terminate();
+      this.dispatch();
+    }, this.options.graceMs ?? 2000);
+    slot.watchdog.unref();
+  }
+
+  private settle(job: Job, results: StepResult[] | undefined, error?: unknown): void {
+    if (job.settled) return;
+    job.settled = true;
+    if (job.timer !== undefined) clearTimeout(job.timer);
+    if (error !== undefined) job.reject(error);
+    else job.resolve(results as StepResult[]);
+  }
+}

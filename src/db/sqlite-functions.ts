@@ -1,0 +1,50 @@
+/**
+ * The JavaScript functions the SQLite dialect calls, registered on every connection that runs its
+ * statements (the service's own and each read thread's): Unicode case mapping and regular
+ * expressions OData needs, the ETag and number spellings of the entity JSON, and the limit the
+ * database meets while a statement runs.
+ */
+import type BetterSqlite3 from 'better-sqlite3';
+import { formatEtag } from '../serialize/etag.js';
+import { nonFiniteDouble } from '../edm/values.js';
+import { QueryLimitError } from '../errors/odata-error.js';
+
+const regexCache = new Map<string, RegExp | null>();
+
+/** A compiled regular expression for matchesPattern, or null when the pattern is invalid. */
+function regex(pattern: string): RegExp | null {
+  let r = regexCache.get(pattern);
+  if (r === undefined) {
+    try {
+      r = new RegExp(pattern, 'u');
+    } catch {
+      r = null;
+    }
+    if (regexCache.size > 500) regexCache.clear();
+    regexCache.set(pattern, r);
+  }
+  return r;
+}
+
+/** Registers the dialect's functions on a connection. */
+export function registerSqliteFunctions(raw: BetterSqlite3.Database): void {
+  const text = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+  raw.function('odata_tolower', { deterministic: true }, (v: unknown) => text(v)?.toLowerCase() ?? null);
+  raw.function('odata_toupper', { deterministic: true }, (v: unknown) => text(v)?.toUpperCase() ?? null);
+  raw.function('odata_matches', { deterministic: true }, (v: unknown, pattern: unknown) => {
+    const s = text(v);
+    const r = text(pattern) === null ? null : regex(String(pattern));
+    return s === null || r === null ? null : r.test(s) ? 1 : 0;
+  });
+  // Limits the database meets while a statement runs (an expanded collection past its cap) end it with a 400.
+  raw.function('odata_raise_limit', { deterministic: false }, (message: unknown) => {
+    throw new QueryLimitError(String(message), '$expand');
+  });
+  // The entity JSON the SQLite dialect writes falls back to these for values its SQL does not cover.
+  raw.function('odata_etag', { deterministic: true }, (version: unknown) => formatEtag(version));
+  // mode 0: a Decimal's JSON number, 1: a Double's (non-finite as OData's strings), 2: the text String() gives (IEEE754Compatible).
+  raw.function('odata_json_number', { deterministic: true }, (value: unknown, mode: unknown) => {
+    if (mode === 2) return value === null ? null : String(value);
+    return typeof value === 'number' && mode === 1 && !Number.isFinite(value) ? JSON.stringify(nonFiniteDouble(value)) : JSON.stringify(value);
+  });
+}

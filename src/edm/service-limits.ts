@@ -1,0 +1,72 @@
+/**
+ * The limits a service applies to requests (metadata/service.json `limits`): what one request may ask
+ * for and how much work, memory and time it may take. Each refusal names its setting (`limits.<name>`),
+ * so an operator knows what to raise; the README's "Limits" section lists them with their errors.
+ */
+
+/** Every limit, with its meaning; the defaults are DEFAULT_LIMITS. */
+export interface ServiceLimits {
+  /** Server-driven page size (conventions §4). */
+  readonly pageSize: number;
+  /** The largest `Prefer: odata.maxpagesize` honoured. */
+  readonly maxPageSize: number;
+  /** Maximum request body, bytes (413 above). */
+  readonly maxBodyBytes: number;
+  /** Deepest nesting of a JSON request body (objects and arrays); deeper is a 400. */
+  readonly maxJsonDepth: number;
+  /** Maximum $expand depth. */
+  readonly maxExpandDepth: number;
+  /** Maximum $top (top level and inside $expand). */
+  readonly maxTop: number;
+  /** Longest path or query string, characters (414 above). */
+  readonly maxUrlLength: number;
+  /** Deepest nesting of expressions, parentheses and $expand levels in a URL. */
+  readonly maxExpressionDepth: number;
+  /** Most syntax nodes one path or query string may have (the size of a $filter). */
+  readonly maxSyntaxNodes: number;
+  /** Deepest nesting of lambdas (any/all inside any/all) in a $filter. */
+  readonly maxLambdaDepth: number;
+  /** Most entities of one expanded collection for one parent entity. */
+  readonly maxExpandRows: number;
+  /** Most expanded entities under one entity of a response, all nested levels together. */
+  readonly maxExpandedRows: number;
+  /** Most bytes of one response body; a page ends early (with a next link) before it passes them. */
+  readonly maxResponseBytes: number;
+  /** Time a read may take, ms; past it the query is cancelled and the request answered 503. */
+  readonly requestTimeoutMs: number;
+  /** Threads that run reads too large to run on the event loop (SQLite file databases). */
+  readonly readWorkers: number;
+  /** Reads waiting for a read thread at once; beyond, 503. */
+  readonly maxQueuedReads: number;
+  /**
+   * The work a read may be expected to do and still run on the event loop, in rows examined (an entity
+   * written counts 30, an expanded one 15: query/read-cost.ts); about 10 ms at the default.
+   */
+  readonly maxInlineRows: number;
+}
+
+/** The defaults of the limits a service.json leaves out. */
+export const DEFAULT_LIMITS: ServiceLimits = Object.freeze({
+  pageSize: 20000,
+  maxPageSize: 20000,
+  maxBodyBytes: 4 * 1024 * 1024,
+  maxJsonDepth: 32,
+  maxExpandDepth: 3,
+  maxTop: 1_000_000,
+  maxUrlLength: 32768,
+  maxExpressionDepth: 64,
+  maxSyntaxNodes: 2000,
+  maxLambdaDepth: 2,
+  maxExpandRows: 1000,
+  maxExpandedRows: 50_000,
+  maxResponseBytes: 32 * 1024 * 1024,
+  requestTimeoutMs: 5000,
+  readWorkers: 1,
+  maxQueuedReads: 32,
+  maxInlineRows: 50_000,
+});
+
+/** `limits.<name> in service.json`: how refusals name the setting that caused them. */
+export function limitSetting(name: keyof ServiceLimits): string {
+  return `limits.${name} in service.json`;
+}

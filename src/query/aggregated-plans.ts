@@ -1,0 +1,121 @@
+/**
+ * The statements of an aggregated read (`$apply` with groupby/aggregate): the page of result
+ * instances and their count, cached by request shape like every read (plan-cache.ts), and
+ * server-driven paging over them (conventions §4): the sort ends with the grouping columns, which
+ * identify an instance, so the `$skiptoken` of the next link holds the last row's sort and grouping
+ * values and the next page starts strictly after it. The instances of a `concat` have no common
+ * identity: their next link carries the offset of the next row instead.
+ */
+import type { EntityType } from '../edm/model.js';
+import type { JsonFormat } from '../core/format.js';
+import type { OperationContext } from '../core/operation-context.js';
+import { compile, type CompiledQuery } from '../sql/compile.js';
+import { sqliteDialect } from '../sql/sqlite-dialect.js';
+import type { SqlValue } from '../sql/nodes.js';
+import type { StoredValue } from '../edm/values.js';
+import { PlanCache, type PlannedShape } from './plan-cache.js';
+import { nextLinkUrl, pageSizeOf, SORT_PREFIX } from './plan-page.js';
+import { aggregatedSelects, planAggregation, type AggregatedPageWindow, type PlannedAggregation } from './plan-apply.js';
+import type { PathCondition } from './plan-read.js';
+import { exprContext } from './plan-query.js';
+import { shapeKey } from './read-plans.js';
+import { decodeSkiptoken, encodeSkiptoken, type TokenValue } from './skiptoken.js';
+import type { ReadCost } from './read-cost.js';
+
+/** What an aggregated read runs. */
+export interface AggregatedReadPlan {
+  readonly aggregation: PlannedAggregation;
+  /** The page (collections), or undefined for `/$count`. */
+  readonly rows?: CompiledQuery;
+  /** `count(*)` of the result instances, for `$count=true` and `/$count`. */
+  readonly count?: CompiledQuery;
+  readonly page?: AggregatedPage;
+  /** What the read may cost (read-cost.ts): the grouping reads the set once and writes at most a group per row. */
+  readonly cost: ReadCost;
+}
+
+/** Paging of an aggregated collection. */
+export interface AggregatedPage {
+  /** The most rows a page holds; the read fetches one more when a next page is possible. */
+  readonly size: number;
+  readonly preferenceApplied?: string;
+  /** The next link after a page of `returned` rows whose last is `last` (a row read by `rows`), when rows follow it. */
+  next(last: Record<string, unknown>, returned: number): string | undefined;
+}
+
+interface CachedAggregation {
+  readonly aggregation: PlannedAggregation;
+  readonly cost: ReadCost;
+}
+
+const caches = new WeakMap<object, PlanCache<CachedAggregation>>();
+
+function cacheOf(ctx: OperationContext): PlanCache<CachedAggregation> {
+  let cache = caches.get(ctx.svc);
+  if (cache === undefined) caches.set(ctx.svc, (cache = new PlanCache<CachedAggregation>()));
+  return cache;
+}
+
+/**
+ * The cost of an aggregated read: the set read once, and its groups, at most one per row and each far
+ * smaller than an entity, counted as a second read of the set; correlated when an expression reads
+ * related rows per row. Reads of one class share what the executor learns of their speed.
+ */
+function aggregationCost(type: EntityType, aggregation: PlannedAggregation, kind: string): ReadCost {
+  return { correlated: aggregation.correlated, scans: [type.table, type.table], rows: 0, expansions: [], costClass: `aggregate|${kind}|${type.name}|${aggregation.kind}` };
+}
+
+/**
+ * The plan of an aggregated read of `type` restricted by `conditions`: its page, or only its count.
+ * `cancellable` compiles the statements for a read thread (not cached).
+ */
+export function planAggregatedRequest(ctx: OperationContext, kind: 'collection' | 'count', type: EntityType, conditions: readonly PathCondition[], format: JsonFormat, opts: { readonly cancellable?: boolean } = {}): AggregatedReadPlan {
+  const compileOptions = { cancellable: opts.cancellable === true };
+  const companyId = ctx.company?.id;
+  const options = ctx.options;
+  const { size, preferenceApplied } = pageSizeOf(ctx);
+  const top = options.top;
+  const final = top !== undefined && top <= size;
+  const values: SqlValue[] = [new Date().toISOString(), companyId ?? null, ...conditions.map((c) => c.value)];
+  const build = (v: readonly SqlValue[]): PlannedShape<CachedAggregation> => {
+    const aggregation = planAggregation({ model: ctx.svc.model, type, options, ctx: exprContext(v[0] as string) });
+    const company = companyId === undefined ? undefined : (v[1] as string);
+    const conds = conditions.map((c, i) => ({ property: c.property, value: v[i + 2] as StoredValue }));
+    // A $skiptoken makes the request uncached (shapeKey), so this runs for every continuation page.
+    const token = kind !== 'collection' || options.skiptoken === undefined ? undefined : options.skiptoken;
+    const limit = final ? top : size + 1;
+    let window: AggregatedPageWindow;
+    if (aggregation.kind === 'concat') {
+      window = { limit, offset: token === undefined ? options.skip : Number(decodeSkiptoken(token, 1)[0]) };
+    } else {
+      const after = token === undefined ? undefined : decodeSkiptoken(token, aggregation.sortCount + aggregation.keys.length, true);
+      window = { limit, offset: after === undefined ? options.skip : undefined, after };
+    }
+    const { rows, count } = aggregatedSelects(aggregation, company, conds, window);
+    const statements: CompiledQuery[] = [];
+    if (kind === 'collection') statements.push(compile(rows, sqliteDialect, compileOptions));
+    if (kind === 'count' || options.count === true) statements.push(compile(count, sqliteDialect, compileOptions));
+    return { value: { aggregation, cost: aggregationCost(type, aggregation, kind) }, statements };
+  };
+  const key = opts.cancellable === true ? undefined : shapeKey(ctx, `aggregated ${kind}`, type, conditions, format);
+  const planned = key === undefined ? build(values) : cacheOf(ctx).get(key, values, build);
+  const { aggregation, cost } = planned.value;
+  if (kind === 'count') return { aggregation, count: planned.statements[0], cost };
+  const [rows, count] = planned.statements;
+  const offset = aggregation.kind !== 'concat' ? 0 : options.skiptoken === undefined ? (options.skip ?? 0) : Number(decodeSkiptoken(options.skiptoken, 1)[0]);
+  const page: AggregatedPage = {
+    size,
+    preferenceApplied,
+    next(last, returned) {
+      const remaining = top === undefined ? undefined : top - returned;
+      if (remaining !== undefined && remaining <= 0) return undefined;
+      if (aggregation.kind === 'concat') return nextLinkUrl(ctx, encodeSkiptoken([offset + returned]), remaining);
+      if (aggregation.keys.length === 0) return undefined;
+      const tokenValues: TokenValue[] = [];
+      for (let i = 0; i < aggregation.sortCount; i++) tokenValues.push((last[`${SORT_PREFIX}${i}`] ?? null) as TokenValue);
+      for (const k of aggregation.keys) tokenValues.push((last[k.column] ?? null) as TokenValue);
+      return nextLinkUrl(ctx, encodeSkiptoken(tokenValues), remaining);
+    },
+  };
+  return { aggregation, rows, count, page, cost };
+}

@@ -1,0 +1,30 @@
+/**
+ * `GET /health` and `GET /ready` for load balancers and orchestrators (conventions §9), without
+ * credentials: health says the process answers; ready says it can serve, which needs the database
+ * to answer a trivial query through the service's own connection.
+ */
+import type { Logger } from 'pino';
+import type { Database } from '../db/database.js';
+import type { ODataResponse } from '../core/request.js';
+
+const HEADERS = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' };
+const UP = JSON.stringify({ status: 'up' });
+const READY = JSON.stringify({ status: 'ready' });
+const UNAVAILABLE = JSON.stringify({ status: 'unavailable', reason: 'The database does not answer; see the service log.' });
+const READY_QUERY = { sql: 'SELECT 1 AS "ready"', params: [] };
+
+/** 200 while the process runs and its event loop turns. */
+export function health(): ODataResponse {
+  return { status: 200, headers: HEADERS, body: UP };
+}
+
+/** 200 when the database answers, else 503 (the cause goes to the log, not to the caller). */
+export function ready(db: Database, log: Logger): ODataResponse {
+  try {
+    if (db.get(READY_QUERY)?.['ready'] !== 1) throw new Error('SELECT 1 did not give 1');
+    return { status: 200, headers: HEADERS, body: READY };
+  } catch (e) {
+    log.error({ err: e }, 'readiness check failed');
+    return { status: 503, headers: { ...HEADERS, 'Retry-After': '5' }, body: UNAVAILABLE };
+  }
+}

@@ -1,0 +1,65 @@
+/**
+ * Nothing a client sends is silently ignored (conventions §8): system query options without an
+ * implementation are 501 BadRequest_NotImplemented naming them, on every resource and method; an
+ * unknown `$`-option stays a 400; options the service document and `$metadata` do not take are 400.
+ */
+import { startTestService, type TestService } from '../helpers/test-service.js';
+
+let t: TestService;
+let ecnId: string;
+beforeAll(async () => {
+  t = startTestService();
+  ecnId = (await t.call('GET', '/engChangeNotices?$top=1')).json.value[0].id;
+});
+afterAll(() => t.close());
+
+describe.each([
+  ['$deltatoken=abc', '$deltatoken'],
+  ['$schemaversion=1.0', '$schemaversion'],
+  ['$index=2', '$index'],
+  ['$id=engChangeNotices(1)', '$id'],
+  ['$search=blue', '$search'],
+  ['$compute=sourceSequence%20add%201%20as%20s', '$compute'],
+])('%s', (option, name) => {
+  test.each([
+    ['GET', () => `/engChangeNotices?${option}`],
+    ['GET', () => `/engChangeNotices(${ecnId})?${option}`],
+    ['GET', () => `/engChangeNotices/$count?${option}`],
+    ['PATCH', () => `/engChangeNotices(${ecnId})?${option}`],
+    ['POST', () => `/engChangeNotices(${ecnId})/Microsoft.NAV.createEngChangeOrder?${option}`],
+  ])('%s → 501 naming it, before any change', async (method, url) => {
+    const before = (await t.call('GET', `/engChangeNotices(${ecnId})`)).json['@odata.etag'];
+    const r = await t.call(method, url(), { body: method === 'PATCH' ? { drawingNumber: 'ignored?' } : undefined, headers: { 'If-Match': '*' } });
+    expect(r.status).toBe(501);
+    expect(r.json.error.code).toBe('BadRequest_NotImplemented');
+    expect(r.json.error.message).toContain(name);
+    expect((await t.call('GET', `/engChangeNotices(${ecnId})`)).json['@odata.etag']).toBe(before);
+  });
+});
+
+test('$levels inside $expand and at the top level → 501 naming it (conventions §8)', async () => {
+  const nested = await t.call('GET', '/engChangeNotices?$expand=changeReason($levels=2)');
+  expect(nested.status).toBe(501);
+  expect(nested.json.error.message).toContain('$levels');
+  const top = await t.call('GET', '/engChangeNotices?$levels=2');
+  expect([top.status, top.json.error.code]).toEqual([501, 'BadRequest_NotImplemented']);
+  expect(top.json.error.message).toContain('$levels');
+});
+
+test('an unknown $-option is 400, a custom option is kept', async () => {
+  const r = await t.call('GET', '/engChangeNotices?$filtr=x');
+  expect(r.status).toBe(400);
+  expect(r.json.error.code).toBe('BadRequest_InvalidRequestUrl');
+  expect((await t.call('GET', '/engChangeNotices?$top=1&sap-client=100')).status).toBe(200);
+});
+
+test.each(['/$metadata?$top=1', '/?$filter=x%20eq%201', '/$metadata?$apply=aggregate($count%20as%20n)'])('%s → 400: the documents take $format only', async (url) => {
+  const r = await t.call('GET', url);
+  expect(r.status).toBe(400);
+  expect(r.json.error.message).toContain('only $format');
+});
+
+test('$format on the documents still works', async () => {
+  expect((await t.call('GET', '/$metadata?$format=json')).status).toBe(200);
+  expect((await t.call('GET', '/?$format=json')).status).toBe(200);
+});

@@ -1,0 +1,190 @@
+/**
+ * Golden SQL of `$apply`: a query string → the exact SQL and parameters of the aggregated read
+ * (plan-apply.ts, through the real parser, binder and compiler), then executed on the golden fixture
+ * and compared with an oracle computed here in JavaScript from the fixture's own rows. The fixture has
+ * nulls, enums, decimals, navigation paths (one leading to no row) and a second company whose ECNs and
+ * BOM lines must not be grouped, counted or summed.
+ */
+import { parseQueryOptions } from '../../src/uri/parse-options.js';
+import { aggregatedSelects, planAggregation } from '../../src/query/plan-apply.js';
+import { exprContext } from '../../src/query/plan-query.js';
+import { compile } from '../../src/sql/compile.js';
+import { sqliteDialect } from '../../src/sql/sqlite-dialect.js';
+import type { Service } from '../../src/service.js';
+import type { TokenValue } from '../../src/query/skiptoken.js';
+import type { StoredValue } from '../../src/edm/values.js';
+import { ECNS, ID, LINES, REASONS, startGoldenService } from './golden-fixture.js';
+import { NOW } from './golden-harness.js';
+
+let service: Service;
+beforeAll(() => {
+  service = startGoldenService();
+});
+afterAll(() => service.close());
+
+const A = ID.companyA;
+const ECN_TABLE = '"engChangeNotices" AS "t0"';
+const A_ONLY = 'WHERE ("t0"."_companyId" = ?)';
+
+type Row = Record<string, unknown>;
+
+/** Compiles the aggregated read of `?<query>` on `typeName` of company A; rows come back keyed by result name. */
+function aggregated(query: string, typeName: string, window: { limit?: number; after?: TokenValue[] } = {}) {
+  const type = service.model.entityTypeByName.get(typeName);
+  if (type === undefined) throw new Error(typeName);
+  const options = parseQueryOptions(query);
+  const plan = planAggregation({ model: service.model, type, options, ctx: exprContext(NOW) });
+  const { rows, count } = aggregatedSelects(plan, A, [], window);
+  const compiled = compile(rows, sqliteDialect);
+  const named = (r: Row): Row => Object.fromEntries((plan.segments[0] ?? []).map((c) => [c.name, r[c.column]]));
+  return { compiled, run: () => service.db.all(compiled).map(named), count: () => Number(service.db.get(compile(count, sqliteDialect))?.['n']) };
+}
+
+// The oracle's view of the fixture.
+const ecns: readonly Record<string, StoredValue>[] = ECNS;
+const statusOf = (ecn: number): unknown => ecns[ecn - 1]?.status;
+const reasonDescription = (code: unknown): string | null => REASONS.find(([c]) => c === code)?.[1] ?? null;
+function groups<T>(rows: readonly T[], key: (r: T) => unknown[]): Map<string, { key: unknown[]; rows: T[] }> {
+  const out = new Map<string, { key: unknown[]; rows: T[] }>();
+  for (const r of rows) {
+    const k = key(r);
+    const id = JSON.stringify(k);
+    const g = out.get(id) ?? { key: k, rows: [] };
+    g.rows.push(r);
+    out.set(id, g);
+  }
+  return out;
+}
+/** SQLite's ascending order: NULL first, numbers before text, text by code unit. */
+const ascending = (a: unknown, b: unknown): number => (a === b ? 0 : a === null || a === undefined ? -1 : b === null || b === undefined ? 1 : String(a) < String(b) ? -1 : 1);
+const byKeys = (a: Row, b: Row, keys: string[]): number => keys.reduce((c, k) => c || ascending(a[k], b[k]), 0);
+
+test('groupby((status),aggregate($count as n)): one GROUP BY, company A only, ordered by the grouping column', () => {
+  const q = aggregated('$apply=groupby((status),aggregate($count%20as%20n))', 'engChangeNotice');
+  expect(q.compiled.sql).toBe(`SELECT "r"."c0" AS "c0", "r"."c1" AS "c1" FROM (SELECT "t0"."status" AS "c0", count(*) AS "c1" FROM ${ECN_TABLE} ${A_ONLY} GROUP BY "t0"."status") AS "r" ORDER BY "r"."c0" ASC`);
+  expect(q.compiled.params).toEqual([A]);
+  const expected = [...groups(ecns, (e) => [e.status]).values()].map((g) => ({ status: g.key[0], n: g.rows.length })).sort((a, b) => byKeys(a, b, ['status']));
+  expect(q.run()).toEqual(expected);
+  expect(q.count()).toBe(expected.length);
+});
+
+test('a navigation path and decimals: BOM lines by their ECN status, sum of quantityPer, an all-null sum, $count', () => {
+  const q = aggregated('$apply=groupby((engChangeNotice/status),aggregate(quantityPer%20with%20sum%20as%20total,newQuantityPer%20with%20sum%20as%20newTotal,$count%20as%20n))', 'engChangeNoticeBOMLine');
+  expect(q.compiled.sql).toBe(
+    'SELECT "r"."c0" AS "c0", "r"."c1" AS "c1", "r"."c2" AS "c2", "r"."c3" AS "c3" FROM (SELECT "t1"."status" AS "c0", sum("t0"."quantityPer") AS "c1", sum("t0"."newQuantityPer") AS "c2", count(*) AS "c3" ' +
+      'FROM "engChangeNoticeBOMLines" AS "t0" LEFT JOIN "engChangeNotices" AS "t1" ON (("t1"."id" = "t0"."engChangeNoticeId") AND ("t1"."_companyId" = "t0"."_companyId")) ' +
+      `${A_ONLY} GROUP BY "t1"."status") AS "r" ORDER BY "r"."c0" ASC`,
+  );
+  expect(q.compiled.params).toEqual([A]);
+  const expected = [...groups(LINES, (l) => [statusOf(l.ecn)]).values()]
+    .map((g) => ({ 'engChangeNotice/status': g.key[0], total: g.rows.reduce((s, l) => s + l.quantityPer, 0), newTotal: null, n: g.rows.length }))
+    .sort((a, b) => byKeys(a, b, ['engChangeNotice/status']));
+  expect(q.run()).toEqual(expected);
+});
+
+test('a lookup through a navigation that finds no row for some ECNs: null is a group of its own', () => {
+  const q = aggregated('$apply=groupby((changeReason/description),aggregate($count%20as%20n))', 'engChangeNotice');
+  expect(q.compiled.sql).toBe(
+    `SELECT "r"."c0" AS "c0", "r"."c1" AS "c1" FROM (SELECT "t1"."description" AS "c0", count(*) AS "c1" FROM ${ECN_TABLE} ` +
+      'LEFT JOIN "changeReasons" AS "t1" ON (("t1"."code" = "t0"."changeReasonCode") AND ("t1"."_companyId" = "t0"."_companyId")) ' +
+      `${A_ONLY} GROUP BY "t1"."description") AS "r" ORDER BY "r"."c0" ASC`,
+  );
+  const expected = [...groups(ecns, (e) => [reasonDescription(e.changeReasonCode)]).values()]
+    .map((g) => ({ 'changeReason/description': g.key[0], n: g.rows.length }))
+    .sort((a, b) => byKeys(a, b, ['changeReason/description']));
+  expect(expected[0]).toEqual({ 'changeReason/description': null, n: 2 });
+  expect(q.run()).toEqual(expected);
+});
+
+test('filter with an enum list, then aggregate alone: sum, average, min, max, countdistinct (nulls ignored)', () => {
+  const q = aggregated(
+    "$apply=filter(status%20in%20('New','Approved'))/aggregate(sourceSequence%20with%20sum%20as%20total,sourceSequence%20with%20average%20as%20avg,sourceSequence%20with%20min%20as%20lo,sourceSequence%20with%20max%20as%20hi,drawingTypeCode%20with%20countdistinct%20as%20types)",
+    'engChangeNotice',
+  );
+  expect(q.compiled.sql).toBe(
+    'SELECT "r"."c0" AS "c0", "r"."c1" AS "c1", "r"."c2" AS "c2", "r"."c3" AS "c3", "r"."c4" AS "c4" FROM (SELECT sum("t0"."sourceSequence") AS "c0", avg("t0"."sourceSequence") AS "c1", ' +
+      `min("t0"."sourceSequence") AS "c2", max("t0"."sourceSequence") AS "c3", count(DISTINCT "t0"."drawingTypeCode") AS "c4" FROM ${ECN_TABLE} ` +
+      'WHERE (("t0"."_companyId" = ?) AND ("t0"."status" IN (?, ?)))) AS "r"',
+  );
+  expect(q.compiled.params).toEqual([A, 'New', 'Approved']);
+  const chosen = ecns.filter((e) => e.status === 'New' || e.status === 'Approved');
+  const seq = chosen.map((e) => e.sourceSequence as number);
+  const total = seq.reduce((s, n) => s + n, 0);
+  expect(q.run()).toEqual([{ total, avg: total / seq.length, lo: Math.min(...seq), hi: Math.max(...seq), types: new Set(chosen.map((e) => e.drawingTypeCode).filter((v) => v !== null && v !== undefined)).size }]);
+});
+
+test('a filter on the aggregated values and $orderby: the outer query sorts by the alias, then by every grouping column', () => {
+  const q = aggregated('$apply=groupby((status,changeReasonCode),aggregate($count%20as%20n))/filter(n%20gt%201)&$orderby=n%20desc', 'engChangeNotice');
+  expect(q.compiled.sql).toBe(
+    'SELECT "r"."c0" AS "c0", "r"."c1" AS "c1", "r"."c2" AS "c2", "r"."c2" AS "_sort0" FROM (SELECT "t0"."status" AS "c0", "t0"."changeReasonCode" AS "c1", count(*) AS "c2" ' +
+      `FROM ${ECN_TABLE} ${A_ONLY} GROUP BY "t0"."status", "t0"."changeReasonCode") AS "r" WHERE ("r"."c2" > ?) ORDER BY "r"."c2" DESC, "r"."c0" ASC, "r"."c1" ASC`,
+  );
+  expect(q.compiled.params).toEqual([A, 1n]);
+  const expected = [...groups(ecns, (e) => [e.status, e.changeReasonCode ?? null]).values()]
+    .map((g) => ({ status: g.key[0], changeReasonCode: g.key[1], n: g.rows.length }))
+    .filter((g) => g.n > 1)
+    .sort((a, b) => b.n - a.n || byKeys(a, b, ['status', 'changeReasonCode']));
+  expect(q.run()).toEqual(expected);
+});
+
+test('two stages: the second groupby reads the first as a derived table', () => {
+  const q = aggregated('$apply=groupby((status,sourceType),aggregate($count%20as%20n))/groupby((status),aggregate(n%20with%20max%20as%20most))', 'engChangeNotice');
+  expect(q.compiled.sql).toBe(
+    'SELECT "r"."c0" AS "c0", "r"."c1" AS "c1" FROM (SELECT "t1"."c0" AS "c0", max("t1"."c2") AS "c1" FROM (SELECT "t0"."status" AS "c0", "t0"."sourceType" AS "c1", count(*) AS "c2" ' +
+      `FROM ${ECN_TABLE} ${A_ONLY} GROUP BY "t0"."status", "t0"."sourceType") AS "t1" GROUP BY "t1"."c0") AS "r" ORDER BY "r"."c0" ASC`,
+  );
+  const first = [...groups(ecns, (e) => [e.status, e.sourceType ?? '_x0020_']).values()].map((g) => ({ status: g.key[0], n: g.rows.length }));
+  const expected = [...groups(first, (g) => [g.status]).values()].map((g) => ({ status: g.key[0], most: Math.max(...g.rows.map((r) => r.n)) })).sort((a, b) => byKeys(a, b, ['status']));
+  expect(q.run()).toEqual(expected);
+});
+
+test('the next page starts strictly after the last group of the previous one (keyset, LIMIT bound)', () => {
+  const q = aggregated('$apply=groupby((status),aggregate($count%20as%20n))', 'engChangeNotice', { limit: 2, after: ['Closed'] });
+  expect(q.compiled.sql).toBe(
+    `SELECT "r"."c0" AS "c0", "r"."c1" AS "c1" FROM (SELECT "t0"."status" AS "c0", count(*) AS "c1" FROM ${ECN_TABLE} ${A_ONLY} GROUP BY "t0"."status") AS "r" ` +
+      'WHERE ("r"."c0" > ?) ORDER BY "r"."c0" ASC LIMIT CAST(? AS INTEGER)',
+  );
+  expect(q.compiled.params).toEqual([A, 'Closed', 2]);
+  const all = [...groups(ecns, (e) => [e.status]).values()].map((g) => ({ status: g.key[0], n: g.rows.length })).sort((a, b) => byKeys(a, b, ['status']));
+  expect(q.run()).toEqual(all.filter((g) => String(g.status) > 'Closed').slice(0, 2));
+});
+
+test('a null grouping value pages too: the token may end in null', () => {
+  const q = aggregated('$apply=groupby((changeReasonCode),aggregate($count%20as%20n))', 'engChangeNotice', { limit: 10, after: [null] });
+  expect(q.compiled.sql).toContain('WHERE ("r"."c0" IS NOT NULL) ORDER BY "r"."c0" ASC');
+  expect(q.run().map((r) => r['changeReasonCode'])).toEqual(['COST', 'DESIGN', 'QUALITY']);
+});
+
+test("company B's rows are never counted: its ECNs, its BOM lines and their decimals", () => {
+  expect(aggregated('$apply=aggregate($count%20as%20n,sourceSequence%20with%20max%20as%20hi)', 'engChangeNotice').run()).toEqual([{ n: ECNS.length, hi: 100 }]);
+  expect(aggregated('$apply=aggregate(quantityPer%20with%20sum%20as%20total,$count%20as%20n)', 'engChangeNoticeBOMLine').run()).toEqual([{ total: 11.5, n: LINES.length }]);
+});
+
+test('orderby then top: a derived table cut in that order (then the grouping columns); the response keeps the order', () => {
+  const q = aggregated('$apply=groupby((status),aggregate($count%20as%20n))/orderby(n%20desc)/top(2)', 'engChangeNotice');
+  expect(q.compiled.sql).toBe(
+    'SELECT "r"."c0" AS "c0", "r"."c1" AS "c1", "r"."c1" AS "_sort0" FROM (SELECT "t1"."c0" AS "c0", "t1"."c1" AS "c1" FROM (SELECT "t0"."status" AS "c0", count(*) AS "c1" ' +
+      `FROM ${ECN_TABLE} ${A_ONLY} GROUP BY "t0"."status") AS "t1" ORDER BY "t1"."c1" DESC, "t1"."c0" ASC LIMIT CAST(? AS INTEGER)) AS "r" ORDER BY "r"."c1" DESC, "r"."c0" ASC`,
+  );
+  expect(q.compiled.params).toEqual([A, 2]);
+  const all = [...groups(ecns, (e) => [e.status]).values()].map((g) => ({ status: g.key[0], n: g.rows.length }));
+  expect(q.run()).toEqual(all.sort((a, b) => b.n - a.n || byKeys(a, b, ['status'])).slice(0, 2));
+});
+
+test('concat: one UNION ALL, each row with its branch and its position in the branch', () => {
+  const q = aggregated('$apply=groupby((status),aggregate($count%20as%20n))/concat(aggregate($count%20as%20groups),top(1))', 'engChangeNotice');
+  const stage = (t: string): string => `SELECT "${t}"."status" AS "c0", count(*) AS "c1" FROM "engChangeNotices" AS "${t}" WHERE ("${t}"."_companyId" = ?) GROUP BY "${t}"."status"`;
+  expect(q.compiled.sql).toBe(
+    'SELECT "r"."u0" AS "u0", "r"."u1" AS "u1", "r"."u2" AS "u2", "r"."_branch" AS "_branch" FROM (' +
+      `SELECT "t2"."c0" AS "u0", NULL AS "u1", NULL AS "u2", 0 AS "_branch", row_number() OVER () AS "_pos" FROM (SELECT count(*) AS "c0" FROM (${stage('t0')}) AS "t1") AS "t2" UNION ALL ` +
+      `SELECT NULL AS "u0", "t5"."c0" AS "u1", "t5"."c1" AS "u2", 1 AS "_branch", row_number() OVER (ORDER BY "t5"."c0" ASC) AS "_pos" FROM (SELECT "t4"."c0" AS "c0", "t4"."c1" AS "c1" FROM (${stage('t3')}) AS "t4" ORDER BY "t4"."c0" ASC LIMIT CAST(? AS INTEGER)) AS "t5"` +
+      ') AS "r" ORDER BY "r"."_branch" ASC, "r"."_pos" ASC',
+  );
+  expect(q.compiled.params).toEqual([A, A, 1]);
+  const first = [...groups(ecns, (e) => [e.status]).values()].map((g) => ({ status: g.key[0], n: g.rows.length })).sort((a, b) => byKeys(a, b, ['status']))[0];
+  const rows = service.db.all(q.compiled);
+  expect(rows).toEqual([
+    { u0: groups(ecns, (e) => [e.status]).size, u1: null, u2: null, _branch: 0 },
+    { u0: null, u1: first?.status, u2: first?.n, _branch: 1 },
+  ]);
+});

@@ -1,0 +1,115 @@
+/**
+ * Read threads: a job answers what the same steps answer on the event loop; a job past its deadline is
+ * answered 503 at the deadline and its statement ends in the thread; too many waiting is a 503 at once;
+ * a thread that dies fails its job with a 503 and the pool goes on with a new one. The threads run the
+ * compiled code (npm test builds it first).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import pino from 'pino';
+import { ReadPool } from '../../../src/db/read-pool.js';
+import { runSteps, type ReadStep } from '../../../src/db/read-steps.js';
+import { compile } from '../../../src/sql/compile.js';
+import { sqliteDialect } from '../../../src/sql/sqlite-dialect.js';
+import { col, constant, select } from '../../../src/sql/build.js';
+import { ServiceUnavailableError } from '../../../src/errors/odata-error.js';
+
+const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'read-pool-')), 'db.sqlite');
+const db = new BetterSqlite3(file);
+db.pragma('journal_mode = WAL');
+db.exec('CREATE TABLE t (k INTEGER PRIMARY KEY, j TEXT)');
+const insert = db.prepare('INSERT INTO t VALUES (?, ?)');
+db.transaction(() => {
+  for (let i = 1; i <= 2000; i++) insert.run(i, JSON.stringify({ k: i }));
+})();
+afterAll(() => db.close());
+
+const log = pino({ level: 'silent' });
+const pageOf = (cancellable: boolean): ReadStep[] => [
+  { kind: 'page', query: compile(select({ columns: [{ expr: col('t', 'j') }, { expr: col('t', 'k') }], from: { kind: 'table', table: 't', alias: 't' }, orderBy: [{ expr: col('t', 'k'), direction: 'ASC' }] }), sqliteDialect, { cancellable }), size: 50, budget: 1e9 },
+];
+/**
+ * For each of 2,000 rows, every row b scans for a c LIKE b (no index serves it) and finds it halfway
+ * on average: billions of row visits, minutes of work unless cancelled.
+ */
+const endless = compile(
+  select({
+    columns: [{ expr: { kind: 'call', name: 'count', args: [{ kind: 'star' }] }, alias: 'n' }],
+    from: { kind: 'table', table: 't', alias: 'a' },
+    where: {
+      kind: 'exists',
+      negated: true,
+      query: select({
+        columns: [{ expr: constant(1) }],
+        from: { kind: 'table', table: 't', alias: 'b' },
+        where: {
+          kind: 'binary',
+          operator: 'AND',
+          left: { kind: 'binary', operator: '<>', left: col('b', 'k'), right: col('a', 'k') },
+          right: { kind: 'exists', negated: true, query: select({ columns: [{ expr: constant(1) }], from: { kind: 'table', table: 't', alias: 'c' }, where: { kind: 'like', operand: col('c', 'j'), pattern: col('b', 'j'), escape: '\\' } }) },
+        },
+      }),
+    },
+  }),
+  sqliteDialect,
+  { cancellable: true },
+);
+
+test('a job answers what the same steps answer on the event loop', async () => {
+  const pool = new ReadPool({ file, threads: 1, maxQueued: 4, timeoutMs: 5000 }, log);
+  try {
+    const inline = runSteps({ get: (q) => db.prepare(q.sql).get(...q.params) as Record<string, unknown>, iterateRows: (q) => db.prepare(q.sql).raw(true).iterate(...q.params) as IterableIterator<unknown[]>, iterate: (q) => db.prepare(q.sql).iterate(...q.params) as IterableIterator<Record<string, unknown>> }, pageOf(false));
+    const threaded = await pool.run(pageOf(true));
+    expect(threaded).toEqual(inline);
+    expect(pool.started).toBe(1);
+  } finally {
+    await pool.close();
+  }
+});
+
+test('past its deadline a job is a 503 at once, the statement ends in its thread, and the thread serves the next job', async () => {
+  const pool = new ReadPool({ file, threads: 1, maxQueued: 4, timeoutMs: 300, graceMs: 5000 }, log);
+  try {
+    const started = Date.now();
+    await expect(pool.run([{ kind: 'row', query: endless }])).rejects.toBeInstanceOf(ServiceUnavailableError);
+    expect(Date.now() - started).toBeLessThan(1500);
+    // The same thread (no replacement: it came back by itself) answers the next job.
+    const next = await pool.run(pageOf(true));
+    expect(next[0]).toMatchObject({ kind: 'page', count: 50 });
+    expect(pool.started).toBe(1);
+  } finally {
+    await pool.close();
+  }
+});
+
+test('too many jobs waiting: 503 at once; a waiting job\'s time counts from when it came', async () => {
+  const pool = new ReadPool({ file, threads: 1, maxQueued: 1, timeoutMs: 400, graceMs: 5000 }, log);
+  try {
+    const first = pool.run([{ kind: 'row', query: endless }]);
+    const second = pool.run(pageOf(true));
+    const third = pool.run(pageOf(true));
+    await expect(third).rejects.toThrow(/busy with other large reads \(1 waiting, limits\.maxQueuedReads/);
+    await expect(first).rejects.toBeInstanceOf(ServiceUnavailableError);
+    await expect(second).rejects.toThrow(/did not finish within 400 ms/);
+    await expect(pool.run(pageOf(true))).resolves.toHaveLength(1);
+  } finally {
+    await pool.close();
+  }
+});
+
+test('a thread that dies fails its job with a 503; the next job gets a new thread', async () => {
+  const pool = new ReadPool({ file, threads: 1, maxQueued: 4, timeoutMs: 5000 }, log);
+  try {
+    await pool.run(pageOf(true));
+    const slot = (pool as unknown as { slots: { worker: { terminate(): Promise<number> } }[] }).slots[0];
+    const running = pool.run([{ kind: 'row', query: endless }]);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await slot?.worker.terminate();
+    await expect(running).rejects.toBeInstanceOf(ServiceUnavailableError);
+    await expect(pool.run(pageOf(true))).resolves.toHaveLength(1);
+  } finally {
+    await pool.close();
+  }
+});
