@@ -34,6 +34,7 @@ import { parseLimitsOf } from './uri/limits.js';
 import { PathTemplates } from './uri/path-templates.js';
 import { ReadPool } from './db/read-pool.js';
 import { ReadExecutor } from './db/read-executor.js';
+import { sqliteDialect } from './sql/sqlite-dialect.js';
 
 /** A running service instance. */
 export interface Service {
@@ -100,6 +101,7 @@ export function createService(options: ServiceOptions, rules: readonly EntityHoo
   const context: ServiceContext = {
     model,
     db,
+    engine: { name: 'sqlite', dialect: sqliteDialect },
     reads: new ReadExecutor(db, pool, limits.maxInlineRows),
     validator: new BodyValidator(),
     nextVersion: createVersionClock(),

@@ -5,7 +5,6 @@
  */
 import { timeOrderedUuid } from '../util/time-ordered-uuid.js';
 import { compile } from '../sql/compile.js';
-import { sqliteDialect } from '../sql/sqlite-dialect.js';
 import { col, eq, param, select, and } from '../sql/build.js';
 import type { DefaultValue, EntityType, Property } from '../edm/model.js';
 import type { StoredValue } from '../edm/values.js';
@@ -58,7 +57,7 @@ function defaultValue(svc: ServiceContext, type: EntityType, p: Property, d: Def
         from: { kind: 'table', table: type.table, alias: 'x' },
         where: and(companyCondition(type, 'x', input.companyId), eq(col('x', d.groupBy), param(row.get(d.groupBy) ?? null))),
       });
-      const max = Number(svc.db.get(compile(q, sqliteDialect))?.['m'] ?? 0);
+      const max = Number(svc.db.get(compile(q, svc.engine.dialect))?.['m'] ?? 0);
       return Math.floor(max / 10000) * 10000 + 10000;
     }
     default:

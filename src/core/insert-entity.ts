@@ -67,7 +67,7 @@ export function insertRow(svc: ServiceContext, type: EntityType, companyId: stri
     columns.push(HIDDEN_COLUMNS.company);
     params.push(companyId ?? null);
   }
-  svc.db.run(statementsOf(type).compiled(`insert ${columns.join(',')}`, params, (v) => ({ kind: 'insert', table: type.table, columns, values: v.map((x) => param(x)) })));
+  svc.db.run(statementsOf(type, svc.engine.dialect).compiled(`insert ${columns.join(',')}`, params, (v) => ({ kind: 'insert', table: type.table, columns, values: v.map((x) => param(x)) })));
 }
 
 /** Writes a prepared row (with the hidden company) and returns it as read back. */

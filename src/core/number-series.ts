@@ -5,7 +5,6 @@
  */
 import { compile, type CompiledQuery } from '../sql/compile.js';
 import { statementsOf } from '../sql/statement-cache.js';
-import { sqliteDialect } from '../sql/sqlite-dialect.js';
 import { and, col, constant, eq, param, select } from '../sql/build.js';
 import { HIDDEN_COLUMNS, type EntityType, type NumberSeriesDefinition, type Property } from '../edm/model.js';
 import { randomUUID } from 'node:crypto';
@@ -63,7 +62,7 @@ function readCounter(svc: ServiceContext, series: string, companyId: string | un
   // The statements run for every numbered insert: compiled once per shape (sql/statement-cache.ts).
   const scoped = store.scope === 'company';
   const find = (): CompiledQuery =>
-    statementsOf(store).compiled(`series find${scoped ? ' company' : ''}`, scoped ? [companyId ?? null, series] : [series], (v) =>
+    statementsOf(store, svc.engine.dialect).compiled(`series find${scoped ? ' company' : ''}`, scoped ? [companyId ?? null, series] : [series], (v) =>
       select({
         columns: [{ expr: col('s', 'id'), alias: 'id' }, { expr: col('s', 'prefix'), alias: 'prefix' }, { expr: col('s', 'width'), alias: 'width' }, { expr: col('s', 'lastNumber'), alias: 'lastNumber' }],
         from: { kind: 'table', table: store.table, alias: 's' },
@@ -78,7 +77,7 @@ function readCounter(svc: ServiceContext, series: string, companyId: string | un
       columns.push(HIDDEN_COLUMNS.company);
       values.push(companyId ?? '');
     }
-    svc.db.run(compile({ kind: 'insert', table: store.table, columns, values: values.map((v) => param(v)) }, sqliteDialect));
+    svc.db.run(compile({ kind: 'insert', table: store.table, columns, values: values.map((v) => param(v)) }, svc.engine.dialect));
     row = svc.db.get(find());
     if (row === undefined) throw new Error('number series row vanished');
   }
@@ -89,7 +88,7 @@ function writeCounter(svc: ServiceContext, id: string, last: number): void {
   const store = svc.model.numberSeriesType;
   if (store === undefined) throw new Error('no number series type');
   svc.db.run(
-    statementsOf(store).compiled('series advance', [last, svc.nextVersion(), id], (v) => ({
+    statementsOf(store, svc.engine.dialect).compiled('series advance', [last, svc.nextVersion(), id], (v) => ({
       kind: 'update',
       table: store.table,
       set: [{ column: 'lastNumber', value: param(v[0] ?? null) }, { column: HIDDEN_COLUMNS.version, value: param(v[1] ?? null) }],
@@ -110,7 +109,7 @@ export function nextNumber(svc: ServiceContext, type: EntityType, p: Property, s
     n++;
     candidate = `${counter.prefix}${String(n).padStart(counter.width, '0')}`;
     const typeScoped = type.scope === 'company';
-    const taken = statementsOf(type).compiled(`series taken ${p.name}${typeScoped ? ' company' : ''}`, typeScoped ? [companyId ?? null, candidate] : [candidate], (v) =>
+    const taken = statementsOf(type, svc.engine.dialect).compiled(`series taken ${p.name}${typeScoped ? ' company' : ''}`, typeScoped ? [companyId ?? null, candidate] : [candidate], (v) =>
       select({
         columns: [{ expr: constant(1), alias: 'one' }],
         from: { kind: 'table', table: type.table, alias: 'x' },

@@ -5,7 +5,6 @@
 import { CompanyAccessDeniedError, ODataError } from '../errors/odata-error.js';
 import { GUID } from '../edm/values.js';
 import { compile } from '../sql/compile.js';
-import { sqliteDialect } from '../sql/sqlite-dialect.js';
 import { col, eq, param, select } from '../sql/build.js';
 import type { CompanyRef } from '../uri/bound-path.js';
 import type { Principal } from './request.js';
@@ -26,7 +25,7 @@ function loadCompany(svc: ServiceContext, idOrName: string): CompanyIdentity | u
     from: { kind: 'table', table: c.table, alias: 'c' },
     where: eq(col('c', byId ? c.key.name : 'name'), param(byId ? idOrName.toLowerCase() : idOrName)),
   });
-  const row = svc.db.get(compile(query, sqliteDialect));
+  const row = svc.db.get(compile(query, svc.engine.dialect));
   return row === undefined ? undefined : { id: String(row['id']), name: String(row['name']) };
 }
 

@@ -51,7 +51,7 @@ export function readRow(svc: ServiceContext, type: EntityType, companyId: string
   const values = scoped ? [companyId, ...conditions.map((c) => c.value)] : conditions.map((c) => c.value);
   const shape = `read ${scoped ? 'company ' : ''}${conditions.map((c) => c.property).join(',')}`;
   return svc.db.get(
-    statementsOf(type).compiled(shape, values, (v) => {
+    statementsOf(type, svc.engine.dialect).compiled(shape, values, (v) => {
       const at = scoped ? 1 : 0;
       return planRead({ type, companyId: scoped ? String(v[0]) : undefined, conditions: conditions.map((c, i) => ({ property: c.property, value: v[at + i] as StoredValue })), limit: 1 });
     }),

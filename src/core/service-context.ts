@@ -16,12 +16,15 @@ import type { OutboxSignal } from '../events/outbox-signal.js';
 import type { ParseLimits } from '../uri/limits.js';
 import type { FailedAuthentications } from '../auth/failed-authentications.js';
 import type { ReadExecutor } from '../db/read-executor.js';
+import type { Engine } from '../db/engine.js';
 import type { PathTemplates } from '../uri/path-templates.js';
 
 /** Long-lived service state shared by all requests. */
 export interface ServiceContext {
   readonly model: EdmModel;
   readonly db: Database;
+  /** The database engine: its SQL dialect, driver, DDL and error mapping (db/engine.ts). */
+  readonly engine: Engine;
   /** Where reads run: on the event loop, or in read threads with a deadline (db/read-executor.ts). */
   readonly reads: ReadExecutor;
   readonly validator: BodyValidator;

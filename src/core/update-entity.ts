@@ -5,7 +5,6 @@
  * The caller owns the transaction.
  */
 import { compile } from '../sql/compile.js';
-import { sqliteDialect } from '../sql/sqlite-dialect.js';
 import { col, eq, param } from '../sql/build.js';
 import type { EntityType } from '../edm/model.js';
 import type { StoredValue } from '../edm/values.js';
@@ -35,7 +34,7 @@ export function writeUpdate(svc: ServiceContext, type: EntityType, companyId: st
   const values: RowValues = new Map(changes);
   stampRow(svc, type, values, now);
   const set = [...values.entries()].map(([column, v]) => ({ column, value: param(v) }));
-  svc.db.run(compile({ kind: 'update', table: type.table, set, where: eq(col(type.table, type.key.name), param(key)) }, sqliteDialect));
+  svc.db.run(compile({ kind: 'update', table: type.table, set, where: eq(col(type.table, type.key.name), param(key)) }, svc.engine.dialect));
   const stored = readRow(svc, type, companyId, [{ property: type.key.name, value: key }]);
   if (stored === undefined) throw new Error(`updated ${type.name} row not found`);
   return stored;
@@ -43,5 +42,5 @@ export function writeUpdate(svc: ServiceContext, type: EntityType, companyId: st
 
 /** Deletes one row by key; contained children go with it through the foreign keys' ON DELETE CASCADE. */
 export function writeDelete(svc: ServiceContext, type: EntityType, key: StoredValue): void {
-  svc.db.run(compile({ kind: 'delete', table: type.table, where: eq(col(type.table, type.key.name), param(key)) }, sqliteDialect));
+  svc.db.run(compile({ kind: 'delete', table: type.table, where: eq(col(type.table, type.key.name), param(key)) }, svc.engine.dialect));
 }

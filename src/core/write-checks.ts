@@ -31,7 +31,7 @@ function exists(svc: ServiceContext, type: EntityType, companyId: string | undef
   const except = exceptKey !== undefined;
   const values: StoredValue[] = [...(scoped ? [companyId] : []), ...conditions.map(([, v]) => v), ...(except ? [exceptKey] : [])];
   const shape = `exists ${scoped ? 'company ' : ''}${conditions.map(([c]) => c).join(',')}${except ? ' except' : ''}`;
-  const q = statementsOf(type).compiled(shape, values, (v) => {
+  const q = statementsOf(type, svc.engine.dialect).compiled(shape, values, (v) => {
     const at = scoped ? 1 : 0;
     const where = and(
       scoped ? companyCondition(type, 'x', String(v[0])) : undefined,

@@ -4,7 +4,6 @@
  * writes through the write session (checks, stamps, version, the target type's own hooks).
  */
 import { compile } from '../sql/compile.js';
-import { sqliteDialect } from '../sql/sqlite-dialect.js';
 import type { DbRow } from '../db/database.js';
 import type { EntityType } from '../edm/model.js';
 import type { StoredValue } from '../edm/values.js';
@@ -64,7 +63,7 @@ export function txReader(svc: ServiceContext, companyId: string | undefined): Tx
     find<T extends Row = Row>(entityType: string, where: RowChanges): T[] {
       const type = typeNamed(svc, entityType);
       const conditions = [...storedValues(type, where, 'filtered on')].map(([property, value]) => ({ property, value }));
-      return svc.db.all(compile(planRead({ type, companyId, conditions }), sqliteDialect)).map((r) => rowOf(type, r) as T);
+      return svc.db.all(compile(planRead({ type, companyId, conditions }), svc.engine.dialect)).map((r) => rowOf(type, r) as T);
     },
   };
 }

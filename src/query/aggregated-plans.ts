@@ -10,7 +10,6 @@ import type { EntityType } from '../edm/model.js';
 import type { JsonFormat } from '../core/format.js';
 import type { OperationContext } from '../core/operation-context.js';
 import { compile, type CompiledQuery } from '../sql/compile.js';
-import { sqliteDialect } from '../sql/sqlite-dialect.js';
 import type { SqlValue } from '../sql/nodes.js';
 import type { StoredValue } from '../edm/values.js';
 import { PlanCache, type PlannedShape } from './plan-cache.js';
@@ -78,7 +77,7 @@ export function planAggregatedRequest(ctx: OperationContext, kind: 'collection' 
   const final = top !== undefined && top <= size;
   const values: SqlValue[] = [new Date().toISOString(), companyId ?? null, ...conditions.map((c) => c.value)];
   const build = (v: readonly SqlValue[]): PlannedShape<CachedAggregation> => {
-    const aggregation = planAggregation({ model: ctx.svc.model, type, options, ctx: exprContext(v[0] as string) });
+    const aggregation = planAggregation({ model: ctx.svc.model, type, options, ctx: exprContext(ctx.svc.engine.dialect, v[0] as string) });
     const company = companyId === undefined ? undefined : (v[1] as string);
     const conds = conditions.map((c, i) => ({ property: c.property, value: v[i + 2] as StoredValue }));
     // A $skiptoken makes the request uncached (shapeKey), so this runs for every continuation page.
@@ -91,10 +90,10 @@ export function planAggregatedRequest(ctx: OperationContext, kind: 'collection' 
       const after = token === undefined ? undefined : decodeSkiptoken(token, aggregation.sortCount + aggregation.keys.length, true);
       window = { limit, offset: after === undefined ? options.skip : undefined, after };
     }
-    const { rows, count } = aggregatedSelects(aggregation, company, conds, window);
+    const { rows, count } = aggregatedSelects(ctx.svc.engine.dialect, aggregation, company, conds, window);
     const statements: CompiledQuery[] = [];
-    if (kind === 'collection') statements.push(compile(rows, sqliteDialect, compileOptions));
-    if (kind === 'count' || options.count === true) statements.push(compile(count, sqliteDialect, compileOptions));
+    if (kind === 'collection') statements.push(compile(rows, ctx.svc.engine.dialect, compileOptions));
+    if (kind === 'count' || options.count === true) statements.push(compile(count, ctx.svc.engine.dialect, compileOptions));
     return { value: { aggregation, cost: aggregationCost(type, aggregation, kind) }, statements };
   };
   const key = opts.cancellable === true ? undefined : shapeKey(ctx, `aggregated ${kind}`, type, conditions, format);

@@ -20,6 +20,7 @@ import { bindExpression, type BindScope } from './bind-expression.js';
 import type { BoundExpr, PathRoot, ResultColumn, ResultShape } from './bound-ast.js';
 import { isBoolean, typeName } from './expr-types.js';
 import { enumValue, planExpression, type ExprPlanContext } from './plan-expression.js';
+import type { Dialect } from '../sql/dialect.js';
 import { SORT_PREFIX, strictlyAfter } from './plan-page.js';
 import { companyCondition, type PathCondition } from './plan-read.js';
 import { checkLambdaDepth, checkOrderByLength, checkTop, lambdaDepth } from './query-limits.js';
@@ -324,12 +325,12 @@ export interface AggregatedPageWindow {
 }
 
 /** The statements of an aggregated read: the page (the result columns, then the sort values `_sort0`, ...) and the count of all instances. */
-export function aggregatedSelects(plan: PlannedAggregation, companyId: string | undefined, conditions: readonly PathCondition[], page: AggregatedPageWindow): { rows: SelectNode; count: SelectNode } {
+export function aggregatedSelects(dialect: Dialect, plan: PlannedAggregation, companyId: string | undefined, conditions: readonly PathCondition[], page: AggregatedPageWindow): { rows: SelectNode; count: SelectNode } {
   const { from, where, orderBy, columns } = plan.build(companyId, conditions);
   const rows = select({
     columns,
     from,
-    where: and(where, page.after === undefined ? undefined : strictlyAfter(orderBy, page.after)),
+    where: and(where, page.after === undefined ? undefined : strictlyAfter(dialect, orderBy, page.after)),
     orderBy,
     limit: page.limit === undefined ? undefined : param(page.limit),
     offset: page.offset === undefined || page.offset === 0 ? undefined : param(page.offset),

@@ -10,13 +10,15 @@ import { HIDDEN_COLUMNS, type EntityType, type Property } from '../edm/model.js'
 import type { JsonFormat } from '../core/format.js';
 import type { EntityLinkBase } from '../serialize/entity-json.js';
 import { param } from '../sql/build.js';
-import { sqliteDialect } from '../sql/sqlite-dialect.js';
+import type { Dialect } from '../sql/dialect.js';
 import type { SelectColumn, SqlExpr } from '../sql/nodes.js';
 import { assertNever } from '../util/assert-never.js';
 import { VERSION_ALIAS } from './plan-read.js';
 
 /** How entity JSON is written by the database. */
 export interface SqlJsonOptions {
+  /** The dialect that builds the JSON. */
+  readonly dialect: Dialect;
   readonly metadata: 'minimal' | 'none';
   readonly links: EntityLinkBase;
   /** IEEE754Compatible=true: Edm.Int64, Edm.Decimal and counts are JSON strings (JSON Format §3.2). */
@@ -61,8 +63,7 @@ export function sqlJsonSupported(type: EntityType, select: ReadonlySet<string> |
 }
 
 /** A property value as a JSON member value, spelled as storedToJson + JSON.stringify spell it. */
-function valueExpr(p: Property, e: SqlExpr, ieee754Compatible: boolean): SqlExpr {
-  const d = sqliteDialect;
+function valueExpr(d: Dialect, p: Property, e: SqlExpr, ieee754Compatible: boolean): SqlExpr {
   if (p.type.kind === 'enum') return e;
   const name = p.type.name;
   switch (name) {
@@ -88,10 +89,10 @@ function valueExpr(p: Property, e: SqlExpr, ieee754Compatible: boolean): SqlExpr
 }
 
 /** The ETag of a row: its stored text (db/stored-etags.ts) when the version is a table column, as it is in reads. */
-function etagExpr(version: SqlExpr): SqlExpr {
-  if (version.kind !== 'column') return sqliteDialect.rowEtag(version);
+function etagExpr(d: Dialect, version: SqlExpr): SqlExpr {
+  if (version.kind !== 'column') return d.rowEtag(version);
   const sibling = (column: string): SqlExpr => ({ kind: 'column', table: version.table, column });
-  return sqliteDialect.rowEtag(version, { etag: sibling(HIDDEN_COLUMNS.etag), etagVersion: sibling(HIDDEN_COLUMNS.etagVersion) });
+  return d.rowEtag(version, { etag: sibling(HIDDEN_COLUMNS.etag), etagVersion: sibling(HIDDEN_COLUMNS.etagVersion) });
 }
 
 /**
@@ -107,7 +108,7 @@ export function entityJsonExpr(
   select: ReadonlySet<string> | undefined,
   expansions: readonly JsonExpansion[],
 ): SqlExpr {
-  const d = sqliteDialect;
+  const d = opts.dialect;
   const byAlias = new Map(columns.flatMap((c) => (c.alias === undefined ? [] : [[c.alias, c.expr] as const])));
   const column = (alias: string): SqlExpr => {
     const e = byAlias.get(alias);
@@ -116,7 +117,7 @@ export function entityJsonExpr(
   };
   const members: { key: string; value: SqlExpr; json: boolean }[] = [];
   const minimal = opts.metadata === 'minimal';
-  if (minimal) members.push({ key: '@odata.etag', value: etagExpr(column(VERSION_ALIAS)), json: false });
+  if (minimal) members.push({ key: '@odata.etag', value: etagExpr(d, column(VERSION_ALIAS)), json: false });
   const url = (suffix: string): SqlExpr => d.concat([param(`${opts.links.serviceRootUrl}/${opts.links.prefix}${type.entitySet}(`), column(type.key.name), param(`)/${suffix}`)]);
   for (const p of type.properties) {
     if (!included(p, type, select)) continue;
@@ -128,7 +129,7 @@ export function entityJsonExpr(
       }
       continue;
     }
-    members.push({ key: p.name, value: valueExpr(p, column(p.name), opts.ieee754Compatible), json: false });
+    members.push({ key: p.name, value: valueExpr(d, p, column(p.name), opts.ieee754Compatible), json: false });
   }
   const object = d.jsonObject(members);
   if (expansions.length === 0) return object;

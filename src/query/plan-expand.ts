@@ -7,8 +7,8 @@
 import type { EntityType, NavigationProperty } from '../edm/model.js';
 import { NotImplementedError, QueryLimitError, UriSemanticError } from '../errors/odata-error.js';
 import { and, col, constant, param, select } from '../sql/build.js';
-import { sqliteDialect } from '../sql/sqlite-dialect.js';
 import type { SelectColumn, SelectNode, SqlExpr } from '../sql/nodes.js';
+import type { Dialect } from '../sql/dialect.js';
 import type { ExpandItem } from '../uri/ast.js';
 import { entityColumns } from './plan-read.js';
 import { navigationCondition } from './plan-navigation.js';
@@ -42,9 +42,9 @@ export interface ExpandPlan {
 const COUNT_STAR: SqlExpr = { kind: 'call', name: 'count', args: [{ kind: 'star' }] };
 
 /** The JSON object of a row's entity columns plus nested expansion columns. */
-function rowObject(columns: readonly SelectColumn[], nestedJson: ReadonlySet<string>): SqlExpr {
+function rowObject(dialect: Dialect, columns: readonly SelectColumn[], nestedJson: ReadonlySet<string>): SqlExpr {
   const members = columns.flatMap((c) => (c.alias === undefined ? [] : [{ key: c.alias, value: c.expr, json: nestedJson.has(c.alias) }]));
-  return sqliteDialect.jsonObject(members);
+  return dialect.jsonObject(members);
 }
 
 function itemNavigation(type: EntityType, item: ExpandItem): NavigationProperty[] {
@@ -104,11 +104,11 @@ function planOne(input: QueryPlanInput, nav: NavigationProperty, options: Expand
       const expandCols = nested.expand.map((e) => e.column(innerScope));
       const nestedJson = new Set(nested.expand.map((e) => e.columnName));
       const countCols = nested.expand.flatMap((e) => (e.countColumn === undefined ? [] : [e.countColumn(innerScope)]));
-      return rowObject([...cols, ...expandCols, ...countCols], nestedJson);
+      return rowObject(input.dialect, [...cols, ...expandCols, ...countCols], nestedJson);
     };
     const where = and(navigationCondition(nav, scope.alias, innerScope.alias), nested.read.where?.(innerScope));
     // Ties are broken by the row order the indexes hold (no client pages inside an expansion), not the key.
-    const order = [...(nested.read.orderBy?.(innerScope) ?? []), { expr: sqliteDialect.rowOrder(innerScope.alias), direction: 'ASC' as const }];
+    const order = [...(nested.read.orderBy?.(innerScope) ?? []), { expr: input.dialect.rowOrder(innerScope.alias), direction: 'ASC' as const }];
     const query = select({
       columns: [{ expr: row(), alias: '_row' }],
       from: { kind: 'table', table: target.table, alias: innerScope.alias },
@@ -136,11 +136,11 @@ function planOne(input: QueryPlanInput, nav: NavigationProperty, options: Expand
       if (cap === undefined) return { expr: { kind: 'subquery', query }, alias: nav.name };
       const x = scope.aliases.fresh();
       const rows = col(x, '_row');
-      const array = input.json === undefined ? sqliteDialect.jsonArrayAgg(rows) : sqliteDialect.jsonTextArrayAgg(rows);
+      const array = input.json === undefined ? input.dialect.jsonArrayAgg(rows) : input.dialect.jsonTextArrayAgg(rows);
       const overflow: SqlExpr = { kind: 'binary', operator: '>', left: COUNT_STAR, right: constant(cap.rows) };
       const message = expandCapMessage(nav.name, input.type.name, cap, settings);
       const agg = select({
-        columns: [{ expr: cap.limit === undefined ? array : { kind: 'case', whens: [{ when: overflow, then: sqliteDialect.raiseLimit(param(message)) }], otherwise: array } }],
+        columns: [{ expr: cap.limit === undefined ? array : { kind: 'case', whens: [{ when: overflow, then: input.dialect.raiseLimit(param(message)) }], otherwise: array } }],
         from: { kind: 'derived', query, alias: x },
       });
       return { expr: { kind: 'subquery', query: agg }, alias: nav.name };

@@ -8,7 +8,7 @@
 import type { EntityType } from '../edm/model.js';
 import { and, col, constant, param } from '../sql/build.js';
 import type { OrderItem, SelectColumn, SqlExpr } from '../sql/nodes.js';
-import { sqliteDialect } from '../sql/sqlite-dialect.js';
+import type { Dialect } from '../sql/dialect.js';
 import type { OperationContext } from '../core/operation-context.js';
 import type { ReadPlanInput } from './plan-read.js';
 import type { PlannedQuery } from './plan-query.js';
@@ -54,8 +54,7 @@ export function pageSizeOf(ctx: OperationContext): { readonly size: number; read
 }
 
 /** `(c1, c2, ..., key)` strictly after `values` in the order given (null-aware: NULL sorts first ascending). */
-export function strictlyAfter(order: readonly OrderItem[], values: readonly TokenValue[]): SqlExpr {
-  const d = sqliteDialect;
+export function strictlyAfter(d: Dialect, order: readonly OrderItem[], values: readonly TokenValue[]): SqlExpr {
   const alternatives: SqlExpr[] = [];
   for (let i = 0; i < order.length; i++) {
     const o = order[i] as OrderItem;
@@ -87,7 +86,7 @@ export function planPage(ctx: OperationContext, type: EntityType, query: Planned
   const sortCount = query.orderBy.length;
   const orderItems = (scope: QueryScope): OrderItem[] => [...(query.read.orderBy?.(scope) ?? []), { expr: col(scope.alias, type.key.name), direction: 'ASC' }];
   const values = token === undefined ? undefined : decodeSkiptoken(token, sortCount + 1);
-  const where = (scope: QueryScope): SqlExpr | undefined => and(query.read.where?.(scope), values === undefined ? undefined : strictlyAfter(orderItems(scope), values));
+  const where = (scope: QueryScope): SqlExpr | undefined => and(query.read.where?.(scope), values === undefined ? undefined : strictlyAfter(ctx.svc.engine.dialect, orderItems(scope), values));
   const extraColumns = (scope: QueryScope): SelectColumn[] => [
     ...(query.read.extraColumns?.(scope) ?? []),
     ...(query.read.orderBy?.(scope) ?? []).map((o, i) => ({ expr: o.expr, alias: SORT_VALUE(i) })),

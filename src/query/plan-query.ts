@@ -8,7 +8,7 @@ import { UriSemanticError, NotImplementedError } from '../errors/odata-error.js'
 import { checkLambdaDepth, checkOrderByLength, checkTop, lambdaDepth } from './query-limits.js';
 import type { NestedQueryOptions, OrderByItem, SelectItem, Expr } from '../uri/ast.js';
 import type { OrderItem } from '../sql/nodes.js';
-import { sqliteDialect } from '../sql/sqlite-dialect.js';
+import type { Dialect } from '../sql/dialect.js';
 import type { ReadPlanInput } from './plan-read.js';
 import { bindExpression, type BindScope } from './bind-expression.js';
 import { BOOLEAN, type BoundExpr, type PathRoot } from './bound-ast.js';
@@ -42,6 +42,8 @@ export interface PlannedQuery {
 /** What planning needs besides the options. */
 export interface QueryPlanInput {
   readonly model: EdmModel;
+  /** The SQL dialect of the database the plan is for. */
+  readonly dialect: Dialect;
   readonly type: EntityType;
   readonly options: NestedQueryOptions;
   readonly aliases: ReadonlyMap<string, Expr>;
@@ -121,8 +123,8 @@ export function entityJson(type: EntityType, json: SqlJsonOptions, select: Reado
 }
 
 /** The SQL context of expression planning. */
-export function exprContext(now: string): ExprPlanContext {
-  return { dialect: sqliteDialect, now };
+export function exprContext(dialect: Dialect, now: string): ExprPlanContext {
+  return { dialect, now };
 }
 
 function conjunction(a: BoundExpr | undefined, b: BoundExpr): BoundExpr {
@@ -149,7 +151,7 @@ function applyFilters(input: QueryPlanInput): BoundExpr | undefined {
 /** Plans the query options of a read of `type`. */
 export function planQuery(input: QueryPlanInput): PlannedQuery {
   const o = input.options;
-  const ctx = exprContext(input.now);
+  const ctx = exprContext(input.dialect, input.now);
   if (o.search !== undefined) throw new NotImplementedError('$search is not supported; use $filter with contains().');
   if (o.compute !== undefined) throw new NotImplementedError('$compute is not supported.');
   checkTop(o.top, input.model.service, input.depth === 0 ? '$top' : '$top inside $expand');

@@ -9,7 +9,7 @@ import type { OperationContext } from '../core/operation-context.js';
 import { compile, type CompileOptions, type CompiledQuery } from '../sql/compile.js';
 import { readCost, type ReadCost } from './read-cost.js';
 import { expandedRowsPerEntity } from './plan-expand.js';
-import { sqliteDialect } from '../sql/sqlite-dialect.js';
+import type { Dialect } from '../sql/dialect.js';
 import type { SelectNode, SqlExpr, SqlValue } from '../sql/nodes.js';
 import { col, constant, select } from '../sql/build.js';
 import type { StoredValue } from '../edm/values.js';
@@ -70,8 +70,8 @@ export const PAGE_ALIAS = '_page';
  * `[e1,e2,...]` of the entity JSON texts of a page read, in its order (SQLite aggregates the rows of
  * an ordered subquery in that order, as expanded collections rely on too); `[]` for no rows.
  */
-function pageTextStatement(rows: SelectNode): SelectNode {
-  const page = sqliteDialect.jsonTextArrayAgg(col('p', JSON_ALIAS));
+function pageTextStatement(dialect: Dialect, rows: SelectNode): SelectNode {
+  const page = dialect.jsonTextArrayAgg(col('p', JSON_ALIAS));
   return select({ columns: [{ expr: page, alias: PAGE_ALIAS }], from: { kind: 'derived', query: rows, alias: 'p' } });
 }
 
@@ -122,10 +122,10 @@ const COUNT_STAR: SqlExpr = { kind: 'call', name: 'count', args: [{ kind: 'star'
  * existing company (foreign key), so the counts are equal, and SQLite counts a table without reading
  * its rows (10 µs instead of 200 µs for 10,000 rows). Both counts are in one statement (one snapshot).
  */
-function countStatement(model: EdmModel, type: EntityType, companyId: string | undefined, conditions: readonly PathCondition[], where: ReadPlanInput['where'], options: CompileOptions): CompiledQuery {
+function countStatement(dialect: Dialect, model: EdmModel, type: EntityType, companyId: string | undefined, conditions: readonly PathCondition[], where: ReadPlanInput['where'], options: CompileOptions): CompiledQuery {
   const plan = planRead({ type, companyId, conditions, where });
   const filtered: SelectNode = { ...plan, columns: [{ expr: COUNT_STAR, alias: 'n' }], orderBy: [] };
-  if (type.scope !== 'company' || conditions.length > 0 || where !== undefined) return compile(filtered, sqliteDialect, options);
+  if (type.scope !== 'company' || conditions.length > 0 || where !== undefined) return compile(filtered, dialect, options);
   const all = select({ columns: [{ expr: COUNT_STAR }], from: { kind: 'table', table: type.table, alias: 'a' } });
   const companies = select({ columns: [{ expr: COUNT_STAR, alias: 'c' }], from: { kind: 'table', table: model.company.table, alias: 'c' } });
   const n: SqlExpr = {
@@ -133,15 +133,16 @@ function countStatement(model: EdmModel, type: EntityType, companyId: string | u
     whens: [{ when: { kind: 'binary', operator: '=', left: col('k', 'c'), right: constant(1) }, then: { kind: 'subquery', query: all } }],
     otherwise: { kind: 'subquery', query: { ...filtered, columns: [{ expr: COUNT_STAR }] } },
   };
-  return compile(select({ columns: [{ expr: n, alias: 'n' }], from: { kind: 'derived', query: companies, alias: 'k' } }), sqliteDialect, options);
+  return compile(select({ columns: [{ expr: n, alias: 'n' }], from: { kind: 'derived', query: companies, alias: 'k' } }), dialect, options);
 }
 
 /** Plans the query options: for the database's JSON writer when it can write `format`, else for the JavaScript writer. */
 function planOptions(ctx: OperationContext, type: EntityType, format: JsonFormat, now: string): Omit<CachedRead, 'cost'> {
-  const input = { model: ctx.svc.model, type, options: ctx.options, aliases: ctx.options.aliases, now, depth: 0 };
+  const dialect = ctx.svc.engine.dialect;
+  const input = { model: ctx.svc.model, dialect, type, options: ctx.options, aliases: ctx.options.aliases, now, depth: 0 };
   const metadata = sqlJsonMetadata(format);
   if (metadata !== undefined) {
-    const json: SqlJsonOptions = { metadata, links: ctx.links, ieee754Compatible: format.ieee754Compatible };
+    const json: SqlJsonOptions = { dialect, metadata, links: ctx.links, ieee754Compatible: format.ieee754Compatible };
     const query = planQuery({ ...input, json });
     if (sqlJsonSupported(type, query.read.select, query.expand, metadata)) return { query, json };
   }
@@ -151,6 +152,7 @@ function planOptions(ctx: OperationContext, type: EntityType, format: JsonFormat
 /** The plan of a read of `type` restricted by `conditions`; for collections also its page. */
 export function planReadRequest(ctx: OperationContext, kind: ReadKind, type: EntityType, conditions: readonly PathCondition[], format: JsonFormat, options: ReadPlanOptions = {}): { plan: ReadPlan; page?: PagePlan } {
   const compileOptions = { cancellable: options.cancellable === true };
+  const dialect = ctx.svc.engine.dialect;
   const companyId = ctx.company?.id;
   const values: SqlValue[] = [new Date().toISOString(), companyId ?? null, ...conditions.map((c) => c.value)];
   const build = (v: readonly SqlValue[]): PlannedShape<CachedRead> => {
@@ -166,16 +168,16 @@ export function planReadRequest(ctx: OperationContext, kind: ReadKind, type: Ent
       const rows = planRead({ type, companyId: company, conditions: conds, ...query.read, ...page.read });
       const pageRows = page.final ? Math.min(ctx.options.top ?? page.size, page.size) : page.size;
       const pageText = shape.json !== undefined && page.final && pageRows * (1 + expandedRowsPerEntity(query.expand)) <= PAGE_TEXT_MAX_ROWS;
-      statements.push(compile(pageText ? pageTextStatement(rows) : rows, sqliteDialect, compileOptions));
-      if (pageText) statements.push(compile(rows, sqliteDialect, compileOptions));
+      statements.push(compile(pageText ? pageTextStatement(dialect, rows) : rows, dialect, compileOptions));
+      if (pageText) statements.push(compile(rows, dialect, compileOptions));
       value = { ...shape, ...(pageText ? { pageText } : {}), cost: readCost('collection', type, query, pageRows, skip) };
     } else if (kind === 'entity') {
-      statements.push(compile(planRead({ type, companyId: company, conditions: conds, select: query.read.select, extraColumns: query.read.extraColumns, json: query.read.json, limit: 1 }), sqliteDialect, compileOptions));
+      statements.push(compile(planRead({ type, companyId: company, conditions: conds, select: query.read.select, extraColumns: query.read.extraColumns, json: query.read.json, limit: 1 }), dialect, compileOptions));
       value = { ...shape, cost: readCost('entity', type, query, 1, 0) };
     } else {
       value = { ...shape, cost: readCost('count', type, query, 0, 0) };
     }
-    if (kind === 'count' || query.count) statements.push(countStatement(ctx.svc.model, type, company, conds, query.read.where, compileOptions));
+    if (kind === 'count' || query.count) statements.push(countStatement(dialect, ctx.svc.model, type, company, conds, query.read.where, compileOptions));
     return { value, statements };
   };
   const shape = shapeKey(ctx, kind, type, conditions, format);

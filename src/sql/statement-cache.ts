@@ -8,7 +8,7 @@
  */
 import { compile, type CompiledQuery } from './compile.js';
 import type { SqlValue, StatementNode } from './nodes.js';
-import { sqliteDialect } from './sqlite-dialect.js';
+import type { Dialect } from './dialect.js';
 
 interface Entry {
   readonly sql: string;
@@ -26,12 +26,14 @@ function placeholder(index: number): string {
 export class StatementCache {
   private readonly entries = new Map<string, Entry>();
 
+  constructor(private readonly dialect: Dialect) {}
+
   /** The statement of `shape` with `values`; `build` makes the statement tree for any values (called once per shape). */
   compiled(shape: string, values: readonly SqlValue[], build: (values: readonly SqlValue[]) => StatementNode): CompiledQuery {
     let entry = this.entries.get(shape);
     if (entry === undefined) {
       const marks = values.map((_value, index) => placeholder(index));
-      const q = compile(build(marks), sqliteDialect);
+      const q = compile(build(marks), this.dialect);
       entry = { sql: q.sql, params: q.params, slots: q.params.map((p) => (typeof p === 'string' ? marks.indexOf(p) : -1)) };
       this.entries.set(shape, entry);
     }
@@ -45,14 +47,13 @@ export class StatementCache {
   }
 }
 
-const caches = new WeakMap<object, StatementCache>();
+const caches = new WeakMap<object, WeakMap<Dialect, StatementCache>>();
 
-/** The statement cache of a model object (an entity type). */
-export function statementsOf(owner: object): StatementCache {
-  let cache = caches.get(owner);
-  if (cache === undefined) {
-    cache = new StatementCache();
-    caches.set(owner, cache);
-  }
+/** The statement cache of a model object (an entity type) for a dialect. */
+export function statementsOf(owner: object, dialect: Dialect): StatementCache {
+  let byDialect = caches.get(owner);
+  if (byDialect === undefined) caches.set(owner, (byDialect = new WeakMap()));
+  let cache = byDialect.get(dialect);
+  if (cache === undefined) byDialect.set(dialect, (cache = new StatementCache(dialect)));
   return cache;
 }

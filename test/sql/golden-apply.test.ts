@@ -33,8 +33,8 @@ function aggregated(query: string, typeName: string, window: { limit?: number; a
   const type = service.model.entityTypeByName.get(typeName);
   if (type === undefined) throw new Error(typeName);
   const options = parseQueryOptions(query);
-  const plan = planAggregation({ model: service.model, type, options, ctx: exprContext(NOW) });
-  const { rows, count } = aggregatedSelects(plan, A, [], window);
+  const plan = planAggregation({ model: service.model, type, options, ctx: exprContext(sqliteDialect, NOW) });
+  const { rows, count } = aggregatedSelects(sqliteDialect, plan, A, [], window);
   const compiled = compile(rows, sqliteDialect);
   const named = (r: Row): Row => Object.fromEntries((plan.segments[0] ?? []).map((c) => [c.name, r[c.column]]));
   return { compiled, run: () => service.db.all(compiled).map(named), count: () => Number(service.db.get(compile(count, sqliteDialect))?.['n']) };

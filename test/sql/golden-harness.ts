@@ -18,7 +18,7 @@ export function compileQuery(service: Service, query: string, typeName = 'engCha
   const type = service.model.entityTypeByName.get(typeName);
   if (type === undefined) throw new Error(typeName);
   const options = parseQueryOptions(query);
-  const planned = planQuery({ model: service.model, type, options, aliases: options.aliases, now: NOW, depth: 0 });
+  const planned = planQuery({ model: service.model, dialect: sqliteDialect, type, options, aliases: options.aliases, now: NOW, depth: 0 });
   const select = new Set(planned.read.select ?? []);
   if (planned.read.select === undefined) select.add('number');
   return compile(planRead({ type, companyId: ID.companyA, conditions: [], ...planned.read, select }), sqliteDialect);

@@ -6,7 +6,6 @@
  * 415 and bytes that are not UTF-8 a 400 (else they would come back mislabelled or garbled).
  */
 import { compile } from '../../sql/compile.js';
-import { sqliteDialect } from '../../sql/sqlite-dialect.js';
 import { col, eq, param, select } from '../../sql/build.js';
 import type { StoredValue } from '../../edm/values.js';
 import { inWriteTransaction } from '../../hooks/write-session.js';
@@ -52,7 +51,7 @@ export function readMedia(ctx: OperationContext): ODataResponse {
     from: { kind: 'table', table: type.table, alias: 'm' },
     where: eq(col('m', type.key.name), param(row[type.key.name] as string)),
   });
-  const content = ctx.svc.db.get(compile(q, sqliteDialect))?.['content'];
+  const content = ctx.svc.db.get(compile(q, ctx.svc.engine.dialect))?.['content'];
   const etag = rowEtag(row);
   if (content === null || content === undefined || (Buffer.isBuffer(content) && content.length === 0)) return noContent({ ETag: etag });
   const body = Buffer.isBuffer(content) ? content : Buffer.from(String(content), 'utf8');

@@ -2,7 +2,6 @@
  * GET on entity sets, navigations, single entities, `$count` and single properties.
  */
 import { compile, type CompiledQuery } from '../../sql/compile.js';
-import { sqliteDialect } from '../../sql/sqlite-dialect.js';
 import type { EntityType } from '../../edm/model.js';
 import type { StoredValue } from '../../edm/values.js';
 import { storedToJson } from '../../edm/values.js';
@@ -182,7 +181,7 @@ export function readProperty(ctx: OperationContext): ODataResponse {
   const resolved = resolvePath(ctx.svc, ctx.path.steps, ctx.company?.id);
   const type = resolved.step.type;
   const row = resolved.reachable
-    ? ctx.svc.db.get(compile(planRead({ type, companyId: ctx.company?.id, conditions: resolved.conditions, limit: 1 }), sqliteDialect))
+    ? ctx.svc.db.get(compile(planRead({ type, companyId: ctx.company?.id, conditions: resolved.conditions, limit: 1 }), ctx.svc.engine.dialect))
     : undefined;
   if (row === undefined) throw recordNotFound(type, resolved.conditions);
   const value = row[target.property.name];

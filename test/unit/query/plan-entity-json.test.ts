@@ -55,12 +55,12 @@ function both(typeName: string, query: string, format: JsonFormat): { js: string
   const companyId = type.scope === 'company' ? t.companyIds[0] : undefined;
   const options = parseQueryOptions(query);
   const links = { serviceRootUrl: 'http://localhost/api/v2.0', prefix: companyId === undefined ? '' : `companies(${companyId})/` };
-  const base = { model, type, options, aliases: options.aliases, now: NOW, depth: 0 };
+  const base = { model, dialect: sqliteDialect, type, options, aliases: options.aliases, now: NOW, depth: 0 };
   const plain = planQuery(base);
   const rows = t.service.db.all(compile(planRead({ type, companyId, conditions: [], ...plain.read }), sqliteDialect));
   const js = rows.map((r) => JSON.stringify(entityToJson(type, r, { format, links, select: plain.read.select, expand: expandShapes(plain.expand) })));
   const metadata = format.metadata === 'none' ? 'none' : 'minimal';
-  const jsonQuery = planQuery({ ...base, json: { metadata, links, ieee754Compatible: format.ieee754Compatible } });
+  const jsonQuery = planQuery({ ...base, json: { dialect: sqliteDialect, metadata, links, ieee754Compatible: format.ieee754Compatible } });
   expect(sqlJsonSupported(type, jsonQuery.read.select, jsonQuery.expand, metadata)).toBe(true);
   // Rows are [json, key, version]; the JSON carries @odata.etag at every level.
   const sql = t.service.db
@@ -141,10 +141,10 @@ test('collection and entity envelopes built from texts equal the object-built on
       expect(fromTexts.headers).toEqual(fromObjects.headers);
     }
   }
-  const base = { model: t.service.model, type, options: parseQueryOptions(''), aliases: new Map(), now: NOW, depth: 0 };
+  const base = { model: t.service.model, dialect: sqliteDialect, type, options: parseQueryOptions(''), aliases: new Map(), now: NOW, depth: 0 };
   const conditions = [{ property: 'number', value: 'ECN000003' }];
   const row = t.service.db.get(compile(planRead({ type, companyId: t.companyIds[0], conditions, ...planQuery(base).read }), sqliteDialect));
-  const json = planQuery({ ...base, json: { metadata: 'minimal', links, ieee754Compatible: false } });
+  const json = planQuery({ ...base, json: { dialect: sqliteDialect, metadata: 'minimal', links, ieee754Compatible: false } });
   const text = t.service.db.get(compile(planRead({ type, companyId: t.companyIds[0], conditions, ...json.read }), sqliteDialect));
   if (row === undefined || text === undefined) throw new Error('row');
   expect(entityTextResponse(200, String(text['_json']), rowEtag(text), 'ctx', MINIMAL)).toEqual(entityResponse(200, type, row, 'ctx', { format: MINIMAL, links }, {}));

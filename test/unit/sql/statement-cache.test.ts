@@ -14,14 +14,14 @@ const build = (v: readonly SqlValue[]) =>
   });
 
 test('the same text and parameters as compiling the statement with those values', () => {
-  const cache = new StatementCache();
+  const cache = new StatementCache(sqliteDialect);
   for (const values of [['c1', 'A'], ['c2', 'B'], ['c1', null]] as SqlValue[][]) {
     expect(cache.compiled('by code', values, build)).toEqual(compile(build(values), sqliteDialect));
   }
 });
 
 test('build runs once per shape', () => {
-  const cache = new StatementCache();
+  const cache = new StatementCache(sqliteDialect);
   let built = 0;
   const counting = (v: readonly SqlValue[]) => {
     built++;
@@ -33,8 +33,9 @@ test('build runs once per shape', () => {
   expect(built).toBe(2);
 });
 
-test('one cache per owner object', () => {
+test('one cache per owner object and dialect', () => {
   const a = {};
-  expect(statementsOf(a)).toBe(statementsOf(a));
-  expect(statementsOf(a)).not.toBe(statementsOf({}));
+  expect(statementsOf(a, sqliteDialect)).toBe(statementsOf(a, sqliteDialect));
+  expect(statementsOf(a, sqliteDialect)).not.toBe(statementsOf({}, sqliteDialect));
+  expect(statementsOf(a, { ...sqliteDialect })).not.toBe(statementsOf(a, sqliteDialect));
 });
