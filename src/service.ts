@@ -4,7 +4,8 @@
  * point; `http/` wraps it for express.
  */
 import pino, { type Logger } from 'pino';
-import { openDatabase, type Database } from './db/database.js';
+import type { Database } from './db/database.js';
+import { openSqliteEngine } from './db/sqlite/sqlite-engine.js';
 import { migrate } from './db/migrate.js';
 import { loadModel } from './edm/load-model.js';
 import type { EdmModel } from './edm/model.js';
@@ -32,9 +33,6 @@ import { AccessCache } from './auth/access-cache.js';
 import { FailedAuthentications } from './auth/failed-authentications.js';
 import { parseLimitsOf } from './uri/limits.js';
 import { PathTemplates } from './uri/path-templates.js';
-import { ReadPool } from './db/read-pool.js';
-import { ReadExecutor } from './db/read-executor.js';
-import { sqliteDialect } from './sql/sqlite-dialect.js';
 
 /** A running service instance. */
 export interface Service {
@@ -76,7 +74,8 @@ export function createService(options: ServiceOptions, rules: readonly EntityHoo
   const log = pino({ level: options.logLevel, base: undefined });
   const model = loadModel(options.metadataDir);
   const hooks = buildHookRegistry(model, rules, eventFrameworkHooks(model));
-  const db = openDatabase(options.dbFile);
+  const engine = openSqliteEngine(options.dbFile, model.service, log);
+  const db = engine.database;
   try {
     const report = migrate(db, model);
     if (report.createdTables.length + report.addedColumns.length + report.droppedIndexes.length + report.recountedCounters.length + Object.keys(report.stampedEtags).length > 0) log.info(report, 'database schema updated');
@@ -84,7 +83,7 @@ export function createService(options: ServiceOptions, rules: readonly EntityHoo
     createDeliveryTables(db);
     createAuthTables(db, model.company.table);
   } catch (e) {
-    db.close();
+    void engine.close();
     throw e;
   }
   const users = new UserStore(db, model);
@@ -92,17 +91,10 @@ export function createService(options: ServiceOptions, rules: readonly EntityHoo
   const tokens = new TokenStore(db);
   const access = new AccessCache(db);
   const parseLimits = parseLimitsOf(model.service);
-  const limits = model.service;
-  // Read threads need the database in a file they can open; an in-memory database runs every read on the event loop.
-  const pool =
-    options.dbFile !== ':memory:' && limits.readWorkers > 0
-      ? new ReadPool({ file: options.dbFile, threads: limits.readWorkers, maxQueued: limits.maxQueuedReads, timeoutMs: limits.requestTimeoutMs }, log)
-      : undefined;
   const context: ServiceContext = {
     model,
     db,
-    engine: { name: 'sqlite', dialect: sqliteDialect },
-    reads: new ReadExecutor(db, pool, limits.maxInlineRows),
+    engine,
     validator: new BodyValidator(),
     nextVersion: createVersionClock(),
     log,
@@ -136,8 +128,7 @@ export function createService(options: ServiceOptions, rules: readonly EntityHoo
       delivery?.worker.stop();
       delivery?.outbound.close();
       hookOutbound.close();
-      void pool?.close();
-      db.close();
+      void engine.close();
     },
   };
 }

@@ -160,7 +160,7 @@ export function handle(svc: ServiceContext, req: ODataRequest): ODataResponse | 
     r = handleUnsafe(svc, req);
   } catch (e) {
     svc.db.leaveRequest();
-    return finish(toErrorResponse(e, req.requestId, svc.log));
+    return finish(toErrorResponse(e, req.requestId, svc.log, svc.engine.mapError));
   }
   if (!(r instanceof Promise)) {
     svc.db.leaveRequest();
@@ -173,7 +173,7 @@ export function handle(svc: ServiceContext, req: ODataRequest): ODataResponse | 
     },
     (e: unknown) => {
       svc.db.leaveRequest();
-      return finish(toErrorResponse(e, req.requestId, svc.log));
+      return finish(toErrorResponse(e, req.requestId, svc.log, svc.engine.mapError));
     },
   );
 }

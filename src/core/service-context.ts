@@ -15,7 +15,6 @@ import type { OutboundHttp } from '../events/outbound.js';
 import type { OutboxSignal } from '../events/outbox-signal.js';
 import type { ParseLimits } from '../uri/limits.js';
 import type { FailedAuthentications } from '../auth/failed-authentications.js';
-import type { ReadExecutor } from '../db/read-executor.js';
 import type { Engine } from '../db/engine.js';
 import type { PathTemplates } from '../uri/path-templates.js';
 
@@ -25,8 +24,6 @@ export interface ServiceContext {
   readonly db: Database;
   /** The database engine: its SQL dialect, driver, DDL and error mapping (db/engine.ts). */
   readonly engine: Engine;
-  /** Where reads run: on the event loop, or in read threads with a deadline (db/read-executor.ts). */
-  readonly reads: ReadExecutor;
   readonly validator: BodyValidator;
   /** Next row version (strictly increasing). */
   readonly nextVersion: () => number;

@@ -24,7 +24,7 @@ export class Database {
 
   constructor(private readonly conn: BetterSqlite3.Database) {
     this.reads = new SharedReads(conn);
-    this.group = new GroupCommit(() => this.raw, (fn) => this.transaction(fn));
+    this.group = new GroupCommit(() => this.raw);
   }
 
   /** The better-sqlite3 connection, for what this class does not wrap; ends the shared read snapshot first (the caller may write). */
@@ -113,11 +113,11 @@ export class Database {
   }
 
   /**
-   * Runs `fn` like `transaction`, but in a transaction shared with the other write transactions that
-   * become ready in this turn of the event loop (each in its own savepoint; see group-commit.ts).
-   * Settles after the COMMIT.
+   * Runs `fn` in a transaction shared with the other write transactions that become ready in this
+   * turn of the event loop (each in its own savepoint; see group-commit.ts). `fn` may be async as long
+   * as it awaits only this connection's statements. Settles after the COMMIT.
    */
-  sharedTransaction<T>(fn: () => T): Promise<T> {
+  sharedTransaction<T>(fn: () => T | Promise<T>): Promise<T> {
     return this.group.run(fn);
   }
 

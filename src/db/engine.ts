@@ -1,17 +1,59 @@
 /**
  * The storage seam (issue 17; Kysely's `Dialect`): one object per database engine that the rest of
  * the service receives through its context, holding everything that differs between engines: the SQL
- * dialect of the query layer, the driver, DDL and migrations, error mapping and value conversion. No
- * module outside an engine's folder imports a concrete engine; they use `svc.engine`.
+ * dialect of the query layer, the driver (statements, transactions, reads), DDL and migrations, and
+ * error mapping. No module outside an engine's folder imports a concrete engine; they use `svc.engine`.
+ *
+ * Statements return a value or a promise of it (MaybePromise): SQLite answers synchronously, so the
+ * request path (authentication, company, path lookups, reads) keeps running without a microtask hop,
+ * while PostgreSQL answers with promises. Code off the request path simply awaits either.
  */
+import type { CompiledQuery } from '../sql/compile.js';
 import type { Dialect } from '../sql/dialect.js';
+import type { ODataError } from '../errors/odata-error.js';
+import type { ReadRequest } from './read-executor.js';
+import type { StepResult } from './read-steps.js';
 
 /** The engines the service runs on. */
 export type EngineName = 'sqlite' | 'postgres';
+
+/** A value now, or later. */
+export type MaybePromise<T> = T | Promise<T>;
+
+/** A row as a statement returns it, by column alias. */
+export type DbRow = Record<string, unknown>;
+
+/** Running compiled statements. */
+export interface Statements {
+  /** The first row, if any. */
+  get(q: CompiledQuery): MaybePromise<DbRow | undefined>;
+  /** Every row. */
+  all(q: CompiledQuery): MaybePromise<DbRow[]>;
+  /** A statement that returns no rows; the number of rows it changed. */
+  run(q: CompiledQuery): MaybePromise<number>;
+}
+
+/** Where a request's reads run (db/read-executor.ts for SQLite). */
+export interface ReadRunner {
+  run(read: ReadRequest): StepResult[] | Promise<StepResult[]>;
+}
 
 /** A database engine (see the file comment). */
 export interface Engine {
   readonly name: EngineName;
   /** The SQL the query layer builds for this engine (sql/dialect.ts). */
   readonly dialect: Dialect;
+  /** Statements outside a caller's transaction, each on its own (start-up, lookups, the command line, background work). */
+  readonly db: Statements;
+  /**
+   * Runs `body` in one transaction and commits it; a throw rolls back everything it did. On SQLite the
+   * transactions that become ready in one event-loop turn share a COMMIT (db/group-commit.ts).
+   */
+  transaction<T>(body: (tx: Statements) => Promise<T>): Promise<T>;
+  /** A request's reads: on the event loop or in read threads with a deadline (SQLite), on the pool (PostgreSQL). */
+  readonly reads: ReadRunner;
+  /** The OData error a driver error stands for (a constraint the checks did not catch, a lock timeout), if any. */
+  mapError(e: unknown): ODataError | undefined;
+  /** Closes every connection and thread. */
+  close(): Promise<void>;
 }

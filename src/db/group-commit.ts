@@ -11,8 +11,10 @@
  * each other), so a batch writes them once.
  *
  * The result is the same as running the jobs one after the other in queue order: a later job of a
- * batch sees the changes of the earlier ones, and nothing else runs in between (the whole batch is
- * synchronous).
+ * batch sees the changes of the earlier ones, and nothing else runs in between. A job may be
+ * asynchronous (the engine-neutral write path awaits its statements): SQLite's statements answer at
+ * once, so its awaits are microtasks and the batch still finishes before any other event-loop task
+ * runs; a job that awaited real I/O would hold the transaction open, which the write path never does.
  */
 import type BetterSqlite3 from 'better-sqlite3';
 
@@ -24,79 +26,94 @@ interface Job {
 
 type Outcome = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: unknown };
 
-/** Runs synchronous transaction bodies in batches sharing one COMMIT (see the file comment). */
+const isThenable = (v: unknown): v is PromiseLike<unknown> => v !== null && typeof v === 'object' && typeof (v as { then?: unknown }).then === 'function';
+
+/** Runs transaction bodies in batches sharing one COMMIT (see the file comment). */
 export class GroupCommit {
   private queue: Job[] = [];
   private scheduled = false;
+  private running = false;
+  private statements: { savepoint: BetterSqlite3.Statement; release: BetterSqlite3.Statement; undo: BetterSqlite3.Statement } | undefined;
 
   /**
    * @param connection the connection (any read snapshot of it ended)
-   * @param transaction runs a body in a transaction (a savepoint when one is open), with the caller's checks
    * @param maxBatch the most jobs one COMMIT covers (bounds how long one batch holds the event loop)
    */
   constructor(
     private readonly connection: () => BetterSqlite3.Database,
-    private readonly transaction: <T>(fn: () => T) => T,
     private readonly maxBatch = 32,
   ) {}
 
   /** Runs `fn` in a transaction shared with the other bodies queued in this turn; settles after COMMIT. */
-  run<T>(fn: () => T): Promise<T> {
+  run<T>(fn: () => T | Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ fn, resolve: resolve as (value: unknown) => void, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        // setImmediate: after the I/O callbacks of this turn, so requests read in the same turn join.
-        setImmediate(() => this.flush());
-      }
+      this.schedule();
     });
   }
 
-  private flush(): void {
+  private schedule(): void {
+    if (this.scheduled || this.running || this.queue.length === 0) return;
+    this.scheduled = true;
+    // setImmediate: after the I/O callbacks of this turn, so requests read in the same turn join.
+    setImmediate(() => void this.flush());
+  }
+
+  private sql(raw: BetterSqlite3.Database): NonNullable<GroupCommit['statements']> {
+    if (this.statements === undefined) {
+      this.statements = {
+        savepoint: raw.prepare('SAVEPOINT "job"'),
+        release: raw.prepare('RELEASE "job"'),
+        undo: raw.prepare('ROLLBACK TO "job"'),
+      };
+    }
+    return this.statements;
+  }
+
+  private async flush(): Promise<void> {
     this.scheduled = false;
+    this.running = true;
     const batch = this.queue.slice(0, this.maxBatch);
     this.queue = this.queue.slice(batch.length);
-    if (this.queue.length > 0) {
-      this.scheduled = true;
-      setImmediate(() => this.flush());
+    try {
+      const outcomes = await this.runBatch(batch);
+      batch.forEach((job, i) => settle(job, outcomes[i] as Outcome));
+    } finally {
+      this.running = false;
+      this.schedule();
     }
-    if (batch.length === 1) {
-      const job = batch[0] as Job;
-      settle(job, attempt(() => this.transaction(job.fn)));
-      return;
-    }
-    const outcomes = this.runBatch(batch);
-    batch.forEach((job, i) => settle(job, outcomes[i] as Outcome));
   }
 
   /** One outcome per job; every job fails when the shared transaction cannot commit. */
-  private runBatch(batch: readonly Job[]): Outcome[] {
+  private async runBatch(batch: readonly Job[]): Promise<Outcome[]> {
     const outcomes: Outcome[] = [];
     const raw = this.connection();
+    const s = this.sql(raw);
+    // Inside a transaction the caller holds open (an atomic import, a dry run), the batch is part of it.
+    const outer = raw.inTransaction;
     try {
-      raw.exec('BEGIN');
+      if (!outer) raw.exec('BEGIN');
       for (const job of batch) {
-        const outcome = attempt(() => this.transaction(job.fn)); // a savepoint inside the open transaction
-        if (!outcome.ok && !raw.inTransaction) {
-          // SQLite ended the whole transaction (e.g. disk full): the earlier jobs' changes are gone too.
-          throw outcome.error;
+        s.savepoint.run();
+        let outcome: Outcome;
+        try {
+          const v = job.fn();
+          outcome = { ok: true, value: isThenable(v) ? await v : v };
+        } catch (error) {
+          outcome = { ok: false, error };
         }
+        // SQLite ended the whole transaction (e.g. disk full): the earlier jobs' changes are gone too.
+        if (!raw.inTransaction) throw outcome.ok ? new Error('the transaction ended inside a write') : outcome.error;
+        if (!outcome.ok) s.undo.run();
+        s.release.run();
         outcomes.push(outcome);
       }
-      raw.exec('COMMIT');
+      if (!outer) raw.exec('COMMIT');
       return outcomes;
     } catch (error) {
-      if (raw.inTransaction) raw.exec('ROLLBACK');
+      if (!outer && raw.inTransaction) raw.exec('ROLLBACK');
       return batch.map(() => ({ ok: false, error }));
     }
-  }
-}
-
-function attempt(fn: () => unknown): Outcome {
-  try {
-    return { ok: true, value: fn() };
-  } catch (error) {
-    return { ok: false, error };
   }
 }
 

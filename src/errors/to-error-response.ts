@@ -1,8 +1,9 @@
 /**
  * The one place that turns any thrown value into an OData error response (JSON Format §21,
- * conventions §3). Known errors keep their status and code; SQLite constraint violations that slipped
- * past the checks become 409; anything else is a 500 whose message names the correlation id, with the
- * details only in the log.
+ * conventions §3). Known errors keep their status and code; a database engine's errors become what
+ * the engine says they stand for (db/engine.ts mapError: a constraint violation that slipped past the
+ * checks is a 409); anything else is a 500 whose message names the correlation id, with the details
+ * only in the log.
  */
 import type { Logger } from 'pino';
 import { ODataError } from './odata-error.js';
@@ -14,21 +15,9 @@ export interface ErrorResponse {
   readonly body: string;
 }
 
-function sqliteConstraint(e: unknown): ODataError | undefined {
-  const code = (e as { code?: unknown } | null)?.code;
-  if (typeof code !== 'string' || !code.startsWith('SQLITE_CONSTRAINT')) return undefined;
-  if (code === 'SQLITE_CONSTRAINT_FOREIGNKEY') {
-    return new ODataError(409, 'Internal_InvalidTableRelation', 'The change conflicts with related records (a reference would point to a record that does not exist, or a referenced record is still in use).');
-  }
-  if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
-    return new ODataError(409, 'Internal_EntityWithSameKeyExists', 'A record with the same key or unique value already exists.');
-  }
-  return undefined;
-}
-
-/** Maps a thrown value to an OData error response; logs 5xx with the correlation id. */
-export function toErrorResponse(e: unknown, correlationId: string, log: Logger): ErrorResponse {
-  const known = e instanceof ODataError ? e : sqliteConstraint(e);
+/** Maps a thrown value to an OData error response; logs 5xx with the correlation id. `driverError` is the engine's mapping. */
+export function toErrorResponse(e: unknown, correlationId: string, log: Logger, driverError?: (e: unknown) => ODataError | undefined): ErrorResponse {
+  const known = e instanceof ODataError ? e : driverError?.(e);
   if (known !== undefined) {
     const error: Record<string, unknown> = { code: known.code, message: known.message };
     if (known.target !== undefined) error['target'] = known.target;

@@ -68,7 +68,7 @@ test('server-driven pages from a thread follow on to the end, every row once', a
 });
 
 test('the threaded service did use its thread, the other none', () => {
-  const pool = (s: TestService): { started: number } | undefined => (s.service.context.reads as unknown as { pool?: { started: number } }).pool;
+  const pool = (s: TestService): { started: number } | undefined => (s.service.context.engine.reads as unknown as { pool?: { started: number } }).pool;
   expect(pool(threaded)?.started).toBe(1);
   expect(pool(inline)).toBeUndefined();
 });

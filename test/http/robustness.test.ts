@@ -266,7 +266,7 @@ describe('data skew', () => {
     const t = startTestService({ dbFile: tempDbFile() });
     try {
       const c = t.companyIds[0] as string;
-      const pool = (): { started: number } | undefined => (t.service.context.reads as unknown as { pool?: { started: number } }).pool;
+      const pool = (): { started: number } | undefined => (t.service.context.engine.reads as unknown as { pool?: { started: number } }).pool;
       // Five ECNs with a thousand comments each: the average comments per ECN stays low enough that the
       // cost model expects a page of them to be cheap; the answer says otherwise.
       for (let e = 0; e < 5; e++) {

@@ -1,5 +1,6 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
+import { sqliteError } from '../../../src/db/sqlite/sqlite-errors.js';
 import { toErrorResponse } from '../../../src/errors/to-error-response.js';
 import { ConflictError, MethodNotAllowedError } from '../../../src/errors/odata-error.js';
 
@@ -35,10 +36,15 @@ test('a known error keeps its status, code, target and headers and is not logged
   expect(lines()).toHaveLength(0);
 });
 
-test('SQLite constraint errors that slip past the checks are 409, not 500', () => {
+test('driver errors the engine knows (SQLite constraints that slip past the checks, a busy database) are 409 and 503, not 500', () => {
   const { log } = capture();
   const fk = Object.assign(new Error('FOREIGN KEY constraint failed'), { code: 'SQLITE_CONSTRAINT_FOREIGNKEY' });
-  expect(toErrorResponse(fk, 'c', log).status).toBe(409);
+  expect(toErrorResponse(fk, 'c', log, sqliteError).status).toBe(409);
   const uq = Object.assign(new Error('UNIQUE constraint failed'), { code: 'SQLITE_CONSTRAINT_UNIQUE' });
-  expect(JSON.parse(toErrorResponse(uq, 'c', log).body).error.code).toBe('Internal_EntityWithSameKeyExists');
+  expect(JSON.parse(toErrorResponse(uq, 'c', log, sqliteError).body).error.code).toBe('Internal_EntityWithSameKeyExists');
+  const busy = Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
+  const r = toErrorResponse(busy, 'c', log, sqliteError);
+  expect([r.status, r.headers['Retry-After']]).toEqual([503, '1']);
+  // Without the engine's mapping an unknown error is a 500.
+  expect(toErrorResponse(uq, 'c', log).status).toBe(500);
 });
