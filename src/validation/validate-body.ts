@@ -5,7 +5,7 @@
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import type { EntityType, Property } from '../edm/model.js';
+import type { EntityType, NavigationProperty, Property } from '../edm/model.js';
 import { BodyValidationError, NotImplementedError, type ErrorDetail } from '../errors/odata-error.js';
 import { bodySchema } from './body-schemas.js';
 
@@ -27,9 +27,11 @@ export class BodyValidator {
 
   /**
    * Checks a parsed JSON body; returns the property values it sets (instance annotations dropped).
-   * Throws BodyValidationError (400) or NotImplementedError (501, deep insert/update).
+   * With `nested`, the contained children of a create (deep insert, OData 4.01 §11.4.2.2) are put
+   * there by navigation, unchecked; without it, or for other navigations, they are a 501.
+   * Throws BodyValidationError (400) or NotImplementedError (501, deep update, other navigations).
    */
-  validate(type: EntityType, body: unknown, mode: BodyMode): Map<Property, unknown> {
+  validate(type: EntityType, body: unknown, mode: BodyMode, nested?: Map<NavigationProperty, unknown>): Map<Property, unknown> {
     if (body === null || typeof body !== 'object' || Array.isArray(body)) {
       throw new BodyValidationError('BadRequest', 'Invalid Request Body: the body must be a JSON object with the fields to set.');
     }
@@ -42,8 +44,21 @@ export class BodyValidator {
       }
       const prop = type.propertyByName.get(name);
       if (prop === undefined) {
-        if (type.navigationByName.get(name)?.exposed === true) {
-          throw new NotImplementedError(`Deep insert and deep update are not supported: send '${name}' records with their own requests.`);
+        const nav = type.navigationByName.get(name);
+        if (nav?.exposed === true) {
+          // Deep insert of contained children (conventions §8): the caller validates each child as its own body.
+          const deep = mode === 'create' && nav.containsTarget && nav.collection;
+          if (deep && nested !== undefined) {
+            nested.set(nav, value);
+            continue;
+          }
+          throw new NotImplementedError(
+            mode === 'update'
+              ? `Deep update is not supported: send '${name}' records with their own requests.`
+              : deep
+                ? `'${name}' records cannot be created inside this request; send them with their own requests.`
+                : `'${name}' records cannot be created inside a ${type.name}: only contained children can (deep insert); send them with their own requests.`,
+          );
         }
         details.push({ code: 'BadRequest', target: name, message: `The property '${name}' does not exist on type '${type.qualifiedName}'.` });
         continue;
