@@ -50,8 +50,11 @@ export function partTarget(url: string, base: BatchBase, label: string, resolve:
     relative = underRoot(url.slice(url.indexOf(parsed.host) + parsed.host.length), base, label, url);
   } else if (url.startsWith('/')) {
     relative = underRoot(url, base, label, url);
+  } else if (url.startsWith('../')) {
+    throw outside(url, base, label);
   } else {
-    relative = `/${url}`;
+    // Relative to the batch URL, `{root}/$batch`: the service root is `./`.
+    relative = `/${url.replace(/^(\.\/)+/, '')}`;
   }
   const q = relative.indexOf('?');
   const path = q < 0 ? relative : relative.slice(0, q);
