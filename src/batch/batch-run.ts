@@ -7,7 +7,8 @@
  * A request whose dependency failed (JSON `dependsOn`, or the `$<id>` it refers to) is answered 424
  * without running. Without continue-on-error the batch stops at the first failure (the failure is the
  * last response); with it, the rest runs. `$<id>` in a URL stands for the entity request `<id>`
- * created or addressed; `$<id>` as an If-Match value for the ETag of its response.
+ * created or addressed, and so does a `@odata.bind` value `$<id>` in a body; `$<id>` as an If-Match
+ * value for the ETag of its response.
  */
 import { randomUUID } from 'node:crypto';
 import type { ODataRequest, ODataResponse } from '../core/request.js';
@@ -18,6 +19,7 @@ import { toErrorResponse } from '../errors/to-error-response.js';
 import { keyLiteral } from '../serialize/context-url.js';
 import { referencedEtagId, referencedId, type BatchPart, type BatchRequest, type BatchUnit } from './batch-request.js';
 import { ChangeSetTransaction } from './change-set.js';
+import { bodyReferences, resolveBodyReferences } from './body-references.js';
 import { partTarget, type BatchBase } from './part-url.js';
 import { ReadRun } from './read-run.js';
 import type { PartHandler } from './run-batch.js';
@@ -217,12 +219,13 @@ export class BatchRun {
       if (etag === undefined) throw new FailedDependencyError(`The ${name === 'if-match' ? 'If-Match' : 'If-None-Match'} of ${part.label} refers to $${ref}, whose response has no ETag (it failed, has none, or belongs to the same change set).`);
       headers[name] = etag;
     }
+    const body = resolveBodyReferences(part, (id) => this.referenced(id));
     return {
       method: part.method,
       path: target.path,
       rawQuery: target.rawQuery,
       headers,
-      ...(part.body === undefined ? {} : { body: part.body }),
+      ...(body === undefined ? {} : { body }),
       serviceRootUrl: this.batchRequest.serviceRootUrl,
       requestId: requestId.length > 120 ? randomUUID() : requestId,
       ...(this.batchRequest.clientAddress === undefined ? {} : { clientAddress: this.batchRequest.clientAddress }),
@@ -235,9 +238,9 @@ function isRead(part: BatchPart): boolean {
   return (part.method === 'GET' || part.method === 'HEAD') && part.condition === undefined;
 }
 
-/** The ids a request depends on: its `dependsOn`, and the requests its URL and If-Match refer to. */
+/** The ids a request depends on: its `dependsOn`, and the requests its URL, If-Match and body bindings refer to. */
 function dependencies(part: BatchPart): string[] {
-  const ids = [...part.dependsOn];
+  const ids = [...part.dependsOn, ...bodyReferences(part)];
   const url = referencedId(part.url);
   if (url !== undefined) ids.push(url);
   for (const h of ['if-match', 'if-none-match']) {

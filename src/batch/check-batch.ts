@@ -1,13 +1,14 @@
 /**
  * The checks of a parsed batch that do not depend on its format, made before any of it runs, so that
  * a malformed batch changes nothing (OData 4.0 Part 1 §11.7; JSON Format §19.1): request ids unique
- * (and not the name of an atomicity group), references (`$<id>` in URLs, If-Match) and `dependsOn`
+ * (and not the name of an atomicity group), references (`$<id>` in URLs, If-Match, bindings) and `dependsOn`
  * only to requests before, every URL under the service root, no credentials in a part (a part runs
  * with the batch's: Protocol §11.7.7.1), no GET inside a change set.
  */
 import { BatchFormatError } from '../errors/odata-error.js';
 import { referencedEtagId, type BatchPart, type BatchRequest } from './batch-request.js';
 import { shorten } from './multipart.js';
+import { bodyReferences } from './body-references.js';
 import { partTarget, type BatchBase } from './part-url.js';
 
 /** Headers a part must not carry: the batch's credentials are the part's. */
@@ -43,6 +44,9 @@ export function checkBatch(batch: BatchRequest, base: BatchBase): void {
       for (const h of ['if-match', 'if-none-match']) {
         const ref = referencedEtagId(part.headers[h]);
         if (ref !== undefined && !before.has(ref)) throw new BatchFormatError(`The ${h === 'if-match' ? 'If-Match' : 'If-None-Match'} of ${part.label} refers to $${ref}, but no request before it has that id.`);
+      }
+      for (const ref of bodyReferences(part)) {
+        if (!before.has(ref)) throw new BatchFormatError(`The body of ${part.label} binds to $${ref}, but no request before it has that id.`);
       }
       for (const d of part.dependsOn) {
         if (!before.has(d) && !(groups.has(d) && closedBefore(batch, d, part))) {

@@ -39,7 +39,7 @@ export class BodyValidator {
     const values = new Map<Property, unknown>();
     for (const [name, value] of Object.entries(body as Record<string, unknown>)) {
       if (name.includes('@')) {
-        if (name.endsWith('@odata.bind')) throw new NotImplementedError(`Binding related entities ('${name}') is not supported; set the reference field instead.`);
+        if (name.endsWith('@odata.bind')) throw new NotImplementedError(`Binding '${name}' is not supported: only single-valued navigations can be bound; set the reference field instead.`);
         continue; // instance annotations such as @odata.etag or @odata.type are ignored
       }
       const prop = type.propertyByName.get(name);

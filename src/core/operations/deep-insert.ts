@@ -17,6 +17,7 @@ import type { WriteSession } from '../../hooks/write-session.js';
 import type { OperationContext } from '../operation-context.js';
 import type { RowValues } from '../write-checks.js';
 import { beforeWrite } from './write-hooks.js';
+import { applyBindings } from '../bind-references.js';
 
 /** A child of a deep insert, ready to be written. */
 export interface PreparedChild {
@@ -59,7 +60,7 @@ export async function prepareChildren(ctx: OperationContext, nested: ReadonlyMap
       const grandchildren = new Map<NavigationProperty, unknown>();
       let given: Map<Property, unknown>;
       try {
-        given = ctx.svc.validator.validate(type, element, 'create', grandchildren);
+        given = ctx.svc.validator.validate(type, applyBindings(ctx.svc, type, element, ctx.req.serviceRootUrl), 'create', grandchildren);
       } catch (e) {
         throw e instanceof BodyValidationError ? new BodyValidationError(e.code, `${where}[${i}]: ${e.message}`, `${where}[${i}]/${e.target ?? ''}`.replace(/\/$/, ''), e.details) : e;
       }

@@ -25,6 +25,7 @@ import { authorizeRowCompany } from '../../auth/authorize.js';
 import { assignedRowSecret, secretAnnotation, withSecretAnnotation } from '../row-secret.js';
 import { assignKeyFirst } from '../apply-defaults.js';
 import { createChildren, prepareChildren, storedValues, withChildren } from './deep-insert.js';
+import { applyBindings } from '../bind-references.js';
 
 function notAllowed(type: EntityType, what: string, allowed: string[]): MethodNotAllowedError {
   return new MethodNotAllowedError(`${what} is not allowed on ${type.entitySet}: records of this kind cannot be ${what === 'POST' ? 'created' : 'deleted'} through the API.`, allowed);
@@ -68,7 +69,8 @@ export async function create(ctx: OperationContext): Promise<ODataResponse> {
   if (!type.capabilities.insertable) throw notAllowed(type, 'POST', ['GET']);
   const format = negotiateJson(ctx.options.format, ctx.req.headers['accept']);
   const nested = new Map<NavigationProperty, unknown>();
-  const given = svc.validator.validate(type, readJsonBody(ctx.req, svc.model.service.maxJsonDepth), 'create', nested);
+  const body = applyBindings(svc, type, readJsonBody(ctx.req, svc.model.service.maxJsonDepth), ctx.req.serviceRootUrl);
+  const given = svc.validator.validate(type, body, 'create', nested);
   const values = storedValues(given);
   authorizeRowScope(ctx, type, values);
   const row = await beforeWrite(ctx, type, 'create', values);
@@ -104,8 +106,8 @@ export async function create(ctx: OperationContext): Promise<ODataResponse> {
   if (secret === undefined && created.children.length === 0) return entityResponse(201, type, created.row, context, opts, headers);
   const entity = withChildren(type, created.row, created.children, opts);
   const json = { ...(format.metadata === 'none' ? {} : { '@odata.context': context }), ...entity };
-  const body = secret === undefined ? json : withSecretAnnotation(json, secretAnnotation(svc.model), secret);
-  return jsonResponse(201, body, format, { ETag: rowEtag(created.row), ...headers });
+  const answer = secret === undefined ? json : withSecretAnnotation(json, secretAnnotation(svc.model), secret);
+  return jsonResponse(201, answer, format, { ETag: rowEtag(created.row), ...headers });
 }
 
 /**
@@ -135,7 +137,7 @@ export async function update(ctx: OperationContext, replace = false): Promise<OD
   const method = replace ? 'PUT' : 'PATCH';
   if (!type.capabilities.updatable) throw new MethodNotAllowedError(`${method} is not allowed on ${type.entitySet}: its records are read-only through the API.`, ['GET']);
   const format = negotiateJson(ctx.options.format, ctx.req.headers['accept']);
-  const body = readJsonBody(ctx.req, svc.model.service.maxJsonDepth);
+  const body = applyBindings(svc, type, readJsonBody(ctx.req, svc.model.service.maxJsonDepth), ctx.req.serviceRootUrl);
   const given = svc.validator.validate(type, body, 'update');
   const values = storedValues(given);
   if (replace) for (const [name, value] of replacedValues(type, given)) values.set(name, value);
