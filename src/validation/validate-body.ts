@@ -73,7 +73,7 @@ export class BodyValidator {
       if (ignoredOnWrite(type, prop, mode)) continue;
       values.set(prop, value);
     }
-    if (details.length === 0) details.push(...this.typeErrors(type, body, mode));
+    if (details.length === 0) details.push(...this.typeErrors(type, body, mode), ...int64Errors(values));
     const first = details[0];
     if (first !== undefined) {
       const message = details.length === 1 ? first.message : `${first.message} (and ${details.length - 1} more problem${details.length > 2 ? 's' : ''}; see details)`;
@@ -102,6 +102,20 @@ export class BodyValidator {
     }
     return out;
   }
+}
+
+const INT64_MAX = 9223372036854775807n;
+
+/** Edm.Int64 values sent as strings (IEEE754Compatible) outside the 64-bit range the schema's pattern cannot bound. */
+function int64Errors(values: ReadonlyMap<Property, unknown>): ErrorDetail[] {
+  const out: ErrorDetail[] = [];
+  for (const [p, v] of values) {
+    if (p.type.kind !== 'enum' && p.type.name === 'Edm.Int64' && typeof v === 'string' && /^[+-]?\d+$/.test(v)) {
+      const n = BigInt(v);
+      if (n > INT64_MAX || n < -INT64_MAX - 1n) out.push({ code: 'Application_FieldValidationException', target: p.name, message: `The value "${v}" of field '${p.name}' is outside the range of Edm.Int64.` });
+    }
+  }
+  return out;
 }
 
 /** true when a body's value for `prop` is ignored (see validate): read-only, a generated key, or create-only in an update. */
