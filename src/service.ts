@@ -18,6 +18,7 @@ import { createDeliveryTables } from './events/delivery-tables.js';
 import { DeliveryStore } from './events/delivery-store.js';
 import { DeliveryWorker } from './events/delivery-worker.js';
 import { syncEventDefinitions } from './events/event-definitions.js';
+import { eventFrameworkHooks } from './events/subscription-checks.js';
 import { OutboundClient } from './events/outbound.js';
 import { OutboxSignal } from './events/outbox-signal.js';
 import type { ServiceOptions } from './config.js';
@@ -73,7 +74,7 @@ function startDelivery(context: ServiceContext, options: ServiceOptions): { work
 export function createService(options: ServiceOptions, rules: readonly EntityHooks[] = []): Service {
   const log = pino({ level: options.logLevel, base: undefined });
   const model = loadModel(options.metadataDir);
-  const hooks = buildHookRegistry(model, rules);
+  const hooks = buildHookRegistry(model, rules, eventFrameworkHooks(model));
   const db = openDatabase(options.dbFile);
   try {
     const report = migrate(db, model);

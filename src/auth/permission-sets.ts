@@ -1,25 +1,17 @@
 /**
- * Permission sets (conventions §7): which set guards an entity is written in its metadata; SUPER may
- * do everything; EVENTS guards webhook subscriptions; a write set implies the matching read.
+ * Permission sets (conventions §7): declared in service.json, and which set guards an entity is written
+ * in its metadata (EVENTS guards webhook subscriptions through their row scope); SUPER, built in, may do
+ * everything; a write set implies the matching read.
  */
+import { BUILT_IN_PERMISSION_SET } from '../edm/check-permission-sets.js';
 import type { EdmModel, EntityType } from '../edm/model.js';
 
-/** Everything, in every company it is granted in. */
-export const SUPER = 'SUPER';
-/** Webhook subscriptions. */
-export const EVENTS = 'EVENTS';
+/** Everything, in every company it is granted in (built in, never declared). */
+export const SUPER = BUILT_IN_PERMISSION_SET;
 
-/** The permission sets that can be granted: those the model names, plus EVENTS and SUPER. */
+/** The permission sets that can be granted: those service.json declares, plus SUPER. */
 export function knownPermissionSets(model: EdmModel): string[] {
-  const sets = new Set<string>([SUPER, EVENTS]);
-  for (const t of model.entityTypes) {
-    if (t.permissions !== undefined) {
-      sets.add(t.permissions.read);
-      sets.add(t.permissions.write);
-    }
-    if (t.rowScope !== undefined) sets.add(t.rowScope.permission);
-  }
-  return [...sets].sort();
+  return [...new Set([SUPER, ...model.permissionSets.map((set) => set.name)])].sort();
 }
 
 /** The set needed to read or write `type`; undefined = any access to the company (read) or SUPER (write). */

@@ -1,7 +1,8 @@
 #!/usr/bin/env -S node --max-semi-space-size=4 --max-old-space-size=256
 /**
- * The `ecn-odata` command: `serve` and `seed`. Usage errors print one line and exit 2; a bad model or
- * database prints its problems and exits 1; nothing prints a stack trace.
+ * The `ecn-odata` command. Usage errors print one line and exit 2; a bad model or database prints its
+ * problems and exits 1, and so does `serve` when it cannot start (StartupError, bad options included);
+ * nothing prints a stack trace.
  */
 import { ModelError } from '../edm/load-model.js';
 import { MigrationError } from '../db/migrate.js';
@@ -10,19 +11,28 @@ import { serve } from './serve.js';
 import { seed } from './seed.js';
 import { runAdmin } from './admin.js';
 import { deliveries } from './deliveries.js';
+import { types } from './types.js';
+import { check } from './check.js';
+import { runImport } from './import.js';
+import { runExport } from './export.js';
 import { UserStoreError } from '../auth/user-store.js';
+import { StartupError } from './startup-error.js';
 
 const HELP = `Usage: ecn-odata <command> [options]
 
 Commands:
   serve      start the OData service (ecn-odata serve --help)
-  seed       write the demo data into a database (ecn-odata seed --help)
+  seed       write the demo data and the model's data files into a database (ecn-odata seed --help)
+  import     load a CSV or JSON file into an entity set through validation and rules (ecn-odata import --help)
+  export     write an entity set as CSV or JSON (ecn-odata export --help)
   users      add or list users (ecn-odata users --help)
   grant      grant permission sets in a company (ecn-odata grant --help)
   revoke     remove grants (ecn-odata revoke --help)
   token      issue or revoke API tokens (ecn-odata token --help)
   companies  add or list companies (ecn-odata companies --help)
-  deliveries list webhook notifications and their attempts (ecn-odata deliveries --help)`;
+  deliveries list webhook notifications and their attempts (ecn-odata deliveries --help)
+  types      generate TypeScript row types for rule modules from the model (ecn-odata types --help)
+  check      check the model, the rule modules and the database migration without serving (ecn-odata check --help)`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -31,10 +41,17 @@ async function main(argv: string[]): Promise<number> {
       await serve(rest);
       return -1;
     case 'seed':
-      seed(rest);
-      return 0;
+      return seed(rest);
+    case 'import':
+      return runImport(rest);
+    case 'export':
+      return runExport(rest);
     case 'deliveries':
       return deliveries(rest);
+    case 'types':
+      return types(rest);
+    case 'check':
+      return check(rest);
     case 'users':
     case 'grant':
     case 'revoke':
@@ -48,7 +65,7 @@ async function main(argv: string[]): Promise<number> {
       console.log(HELP);
       return command === undefined ? 2 : 0;
     default:
-      throw new UsageError(`ecn-odata: unknown command '${command}'. Commands: serve, seed, users, grant, revoke, token, companies, deliveries.`);
+      throw new UsageError(`ecn-odata: unknown command '${command}'. Commands: serve, seed, import, export, check, types, users, grant, revoke, token, companies, deliveries.`);
   }
 }
 
@@ -57,6 +74,10 @@ main(process.argv.slice(2)).then(
     if (code >= 0) process.exitCode = code;
   },
   (e: unknown) => {
+    if (e instanceof StartupError) {
+      console.error(e.message);
+      process.exit(1);
+    }
     if (e instanceof UsageError || e instanceof UserStoreError) {
       console.error(e.message);
       process.exit(2);

@@ -1,18 +1,21 @@
 /**
  * `ecn-odata serve`: starts the HTTP service (optionally seeding the demo data into an empty database)
- * and prints the service root URL.
+ * and prints the service root URL once it listens. Anything that keeps it from starting (a bad option, a
+ * database it cannot open or write, a busy port) is a StartupError: one line, exit code 1.
  */
 import fs from 'node:fs';
+import http, { type Server } from 'node:http';
 import path from 'node:path';
-import type { Server } from 'node:http';
 import { defaultOptions } from '../config.js';
-import { createService } from '../service.js';
-import { createExpressApp } from '../http/express-app.js';
+import { createService, type Service } from '../service.js';
+import { createRequestListener } from '../http/express-app.js';
 import { isOrigin } from '../http/cors.js';
 import { businessRules } from '../rules/index.js';
 import { DEMO_DEFAULT_COMPANY, seedDemoIfEmpty, seedDemoUsers } from '../seed/demo.js';
 import { DEFAULT_WEBHOOKS, type ServiceOptions, type WebhookOptions } from '../config.js';
 import { intFlag, parseFlags, UsageError } from './args.js';
+import { databaseFailure, isDatabaseFailure, StartupError } from './startup-error.js';
+import { watch } from './watch.js';
 import { demoToken, type DemoToken } from './demo-token.js';
 
 /** Help text of `serve`. */
@@ -43,10 +46,25 @@ Options:
   --webhooks-allow-private  allow webhook targets on private, loopback and link-local addresses
   --webhooks-timeout MS     time limit of one notification POST (default 10000)
   --webhooks-backoff LIST   retry delays in ms, comma-separated (default 1, 1, 1, 10, 100, 1000 minutes)
+  --watch               restart on changes to the model folder or the compiled rules, after checking
+                        them (ecn-odata check); a change that fails the check keeps the last good service
+  --no-compile          with --watch: do not run tsc --watch on src/ (watch the compiled dist/ only)
   -h, --help            show this help`;
 
-/** Runs `serve`; resolves once listening. */
+/** The log levels of pino that `--log-level` takes. */
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/** Runs `serve`; resolves once listening; rejects with a StartupError when it cannot start. */
 export async function serve(argv: string[]): Promise<Server | undefined> {
+  try {
+    return await startServing(argv);
+  } catch (e) {
+    if (e instanceof UsageError) throw new StartupError(e.message);
+    throw e;
+  }
+}
+
+async function startServing(argv: string[]): Promise<Server | undefined> {
   const { values, help } = parseFlags('serve', argv, {
     port: { type: 'string' },
     host: { type: 'string' },
@@ -67,17 +85,27 @@ export async function serve(argv: string[]): Promise<Server | undefined> {
     'webhooks-allow-private': { type: 'boolean' },
     'webhooks-timeout': { type: 'string' },
     'webhooks-backoff': { type: 'string' },
+    watch: { type: 'boolean' },
+    'no-compile': { type: 'boolean' },
   });
   if (help) {
     console.log(SERVE_HELP);
     return undefined;
   }
+  if (values['watch'] === true) {
+    const serveArgs = argv.filter((arg) => arg !== '--watch' && arg !== '--no-compile');
+    const metadataDir = typeof values['metadata'] === 'string' ? values['metadata'] : defaultOptions().metadataDir;
+    await watch({ serveArgs, metadataDir, dbFile: typeof values['db'] === 'string' ? values['db'] : 'data/ecn.sqlite', compile: values['no-compile'] !== true });
+    return undefined;
+  }
+  if (values['no-compile'] === true) throw new UsageError('ecn-odata serve: --no-compile goes with --watch.');
   const port = intFlag('serve', 'port', values['port'], 8080);
   const host = typeof values['host'] === 'string' ? values['host'] : '127.0.0.1';
   const seed = values['seed'];
   if (seed !== undefined && seed !== 'demo') throw new UsageError(`ecn-odata serve: --seed takes 'demo', got '${String(seed)}'.`);
+  const logLevel = values['log-level'];
+  if (logLevel !== undefined && !LOG_LEVELS.includes(String(logLevel))) throw new UsageError(`ecn-odata serve: --log-level takes one of ${LOG_LEVELS.join(', ')}, got '${String(logLevel)}'.`);
   const dbFile = typeof values['db'] === 'string' ? values['db'] : 'data/ecn.sqlite';
-  if (dbFile !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(dbFile)), { recursive: true });
   const opts = defaultOptions({
     dbFile,
     ...(typeof values['metadata'] === 'string' ? { metadataDir: values['metadata'] } : {}),
@@ -85,16 +113,32 @@ export async function serve(argv: string[]): Promise<Server | undefined> {
     ...(typeof values['default-company'] === 'string' ? { defaultCompany: values['default-company'] } : seed === 'demo' ? { defaultCompany: DEMO_DEFAULT_COMPANY } : {}),
   });
   const webhooks = webhookOptions(values, host, port);
-  const service = createService({ ...opts, ...jwtOptions(values), publicMetadata: values['protect-metadata'] !== true, webhooks, corsOrigins: corsOrigins(values) }, businessRules);
+  const jwt = jwtOptions(values);
+  const cors = corsOrigins(values);
+  let service: Service;
   let admin: DemoToken | undefined;
-  if (seed === 'demo') {
-    seedDemoIfEmpty(service.context);
-    seedDemoUsers(service.context.users);
-    admin = demoToken(service.context.tokens, dbFile);
+  try {
+    if (dbFile !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(dbFile)), { recursive: true });
+    service = createService({ ...opts, ...jwt, publicMetadata: values['protect-metadata'] !== true, webhooks, corsOrigins: cors }, businessRules);
+    if (seed === 'demo') {
+      seedDemoIfEmpty(service.context);
+      seedDemoUsers(service.context.users);
+      admin = demoToken(service.context.tokens, dbFile);
+    }
+  } catch (e) {
+    if (isDatabaseFailure(e)) throw databaseFailure('serve', dbFile, e);
+    throw e;
   }
-  const app = createExpressApp(service);
+  const listener = createRequestListener(service);
   return await new Promise<Server>((resolve, reject) => {
-    const server = app.listen(port, host, () => {
+    // The request listener on node's server, as express-app's listen does; the URL and token are printed
+    // only from 'listening', never after a listen error (the callback of app.listen hears both).
+    const server = http.createServer(listener);
+    server.once('error', (e: NodeJS.ErrnoException) => {
+      service.close();
+      reject(listenFailure(host, port, e));
+    });
+    server.listen(port, host, () => {
       const address = server.address();
       const actualPort = typeof address === 'object' && address !== null ? address.port : port;
       const root = `http://${host.includes(':') ? `[${host}]` : host}:${actualPort}${service.model.service.serviceRoot}`;
@@ -108,7 +152,6 @@ export async function serve(argv: string[]): Promise<Server | undefined> {
       }
       resolve(server);
     });
-    server.on('error', (e) => reject(new UsageError(`ecn-odata serve: cannot listen on ${host}:${port}: ${e.message}`)));
     const stop = (): void => {
       server.close();
       service.close();
@@ -117,6 +160,15 @@ export async function serve(argv: string[]): Promise<Server | undefined> {
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
+}
+
+/** The one line for a port the service cannot listen on. */
+function listenFailure(host: string, port: number, e: NodeJS.ErrnoException): StartupError {
+  const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+  if (e.code === 'EADDRINUSE') return new StartupError(`ecn-odata serve: cannot listen on ${where}: the port is in use by another process; stop it or choose another --port.`);
+  if (e.code === 'EACCES') return new StartupError(`ecn-odata serve: cannot listen on ${where}: permission denied (ports below 1024 need privileges); choose another --port.`);
+  if (e.code === 'EADDRNOTAVAIL') return new StartupError(`ecn-odata serve: cannot listen on ${where}: no such address on this machine; check --host.`);
+  return new StartupError(`ecn-odata serve: cannot listen on ${where}: ${e.message}.`);
 }
 
 /** JWT settings from the flags: all three of issuer, audience and JWKS URL, or none. */

@@ -3,7 +3,7 @@
  * the current time and date, the calling user, number series and BC-style line numbers.
  * Runs inside the write transaction, because number series and line numbers read current data.
  */
-import { v7 as timeOrderedUuid } from 'uuid';
+import { timeOrderedUuid } from '../util/time-ordered-uuid.js';
 import { compile } from '../sql/compile.js';
 import { sqliteDialect } from '../sql/sqlite-dialect.js';
 import { col, eq, param, select, and } from '../sql/build.js';
@@ -13,21 +13,26 @@ import { assertNever } from '../util/assert-never.js';
 import { companyCondition } from '../query/plan-read.js';
 import type { ServiceContext } from './service-context.js';
 import type { RowValues } from './write-checks.js';
-import { nextNumber } from './number-series.js';
+import { nextNumber, type NumberReservations } from './number-series.js';
 
 /** Who and when, for defaults. */
 export interface DefaultsInput {
   readonly userId: string;
   readonly now: Date;
   readonly companyId: string | undefined;
+  /** The write session's number counters (written back before its COMMIT); without, each number is written at once. */
+  readonly numbers?: NumberReservations;
 }
 
-/** Sets every missing property that has a default. */
-export function applyDefaults(svc: ServiceContext, type: EntityType, row: RowValues, input: DefaultsInput): void {
+/** Sets every missing property that has a default; returns those it set. */
+export function applyDefaults(svc: ServiceContext, type: EntityType, row: RowValues, input: DefaultsInput): Property[] {
+  const filled: Property[] = [];
   for (const p of type.properties) {
     if (p.default === undefined || row.has(p.name)) continue;
     row.set(p.name, defaultValue(svc, type, p, p.default, row, input));
+    filled.push(p);
   }
+  return filled;
 }
 
 /**
@@ -54,7 +59,7 @@ function defaultValue(svc: ServiceContext, type: EntityType, p: Property, d: Def
     case 'currentUser':
       return input.userId;
     case 'numberSeries':
-      return nextNumber(svc, type, p, d.series, input.companyId);
+      return nextNumber(svc, type, p, d.series, input.companyId, input.numbers);
     case 'nextLineNo': {
       const q = select({
         columns: [{ expr: { kind: 'call', name: 'max', args: [col('x', p.name)] }, alias: 'm' }],

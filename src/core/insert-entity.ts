@@ -4,9 +4,8 @@
  * session can run validateWrite hooks between the checks and the INSERT; seeding uses both at once.
  * The caller owns the transaction.
  */
-import { compile } from '../sql/compile.js';
-import { sqliteDialect } from '../sql/sqlite-dialect.js';
 import { param } from '../sql/build.js';
+import { statementsOf } from '../sql/statement-cache.js';
 import { HIDDEN_COLUMNS, type EntityType } from '../edm/model.js';
 import type { DbRow } from '../db/database.js';
 import { applyDefaults } from './apply-defaults.js';
@@ -15,16 +14,32 @@ import { readRow } from './resolve-path.js';
 import { assignRowSecret } from './row-secret.js';
 import { formatEtag } from '../serialize/etag.js';
 import type { ServiceContext } from './service-context.js';
+import type { NumberReservations } from './number-series.js';
 
 /** Who writes and when. */
 export interface WriteStamp {
   readonly userId: string;
   readonly now: Date;
+  /** The write session's number counters (see NumberReservations). */
+  readonly numbers?: NumberReservations;
+}
+
+let lastTime: Date | undefined;
+let lastIso = '';
+
+/** `now.toISOString()`, remembered for the last Date (every row of a bulk batch shares one). */
+function isoTime(now: Date): string {
+  if (now !== lastTime) {
+    lastTime = now;
+    lastIso = now.toISOString();
+  }
+  return lastIso;
 }
 
 /** Sets the auto-modified properties, a new row version and its stored ETag on a row being written. */
 export function stampRow(svc: ServiceContext, type: EntityType, row: RowValues, now: Date): void {
-  for (const p of type.properties) if (p.autoModified) row.set(p.name, now.toISOString());
+  const at = isoTime(now);
+  for (const p of type.properties) if (p.autoModified) row.set(p.name, at);
   const version = svc.nextVersion();
   row.set(HIDDEN_COLUMNS.version, version);
   row.set(HIDDEN_COLUMNS.etag, formatEtag(version));
@@ -33,21 +48,31 @@ export function stampRow(svc: ServiceContext, type: EntityType, row: RowValues, 
 
 /** Fills defaults (and the row secret), stamps the row and runs the model's checks (the part of an insert before hooks see the row). */
 export function prepareInsert(svc: ServiceContext, type: EntityType, companyId: string | undefined, row: RowValues, stamp: WriteStamp): void {
-  applyDefaults(svc, type, row, { userId: stamp.userId, now: stamp.now, companyId });
+  const filled = applyDefaults(svc, type, row, { userId: stamp.userId, now: stamp.now, companyId, ...(stamp.numbers === undefined ? {} : { numbers: stamp.numbers }) });
   assignRowSecret(type, row);
   stampRow(svc, type, row, stamp.now);
   checkRequired(type, row);
   const changed = new Set(row.keys());
   checkReferences(svc, type, companyId, row, changed);
+  // A fresh UUIDv7 cannot be taken, and a number series skips taken numbers: only given values can clash.
+  for (const p of filled) if (p.default?.kind === 'guid' || p.default?.kind === 'numberSeries') changed.delete(p.name);
   checkUnique(svc, type, companyId, row, changed);
+}
+
+/** Writes a prepared row (with the hidden company), without reading it back. */
+export function insertRow(svc: ServiceContext, type: EntityType, companyId: string | undefined, row: RowValues): void {
+  const columns = [...row.keys()];
+  const params = columns.map((c) => row.get(c) ?? null);
+  if (type.scope === 'company') {
+    columns.push(HIDDEN_COLUMNS.company);
+    params.push(companyId ?? null);
+  }
+  svc.db.run(statementsOf(type).compiled(`insert ${columns.join(',')}`, params, (v) => ({ kind: 'insert', table: type.table, columns, values: v.map((x) => param(x)) })));
 }
 
 /** Writes a prepared row (with the hidden company) and returns it as read back. */
 export function writeInsert(svc: ServiceContext, type: EntityType, companyId: string | undefined, row: RowValues): DbRow {
-  const values = new Map(row);
-  if (type.scope === 'company') values.set(HIDDEN_COLUMNS.company, companyId ?? null);
-  const columns = [...values.keys()];
-  svc.db.run(compile({ kind: 'insert', table: type.table, columns, values: columns.map((c) => param(values.get(c) ?? null)) }, sqliteDialect));
+  insertRow(svc, type, companyId, row);
   const stored = readRow(svc, type, companyId, [{ property: type.key.name, value: row.get(type.key.name) ?? null }]);
   if (stored === undefined) throw new Error(`inserted ${type.name} row not found`);
   return stored;

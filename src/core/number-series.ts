@@ -3,25 +3,74 @@
  * number-series entity, formatted as prefix + zero-padded counter (`ECN000001`). A number already
  * taken (e.g. given by a client) is skipped.
  */
-import { compile } from '../sql/compile.js';
+import { compile, type CompiledQuery } from '../sql/compile.js';
+import { statementsOf } from '../sql/statement-cache.js';
 import { sqliteDialect } from '../sql/sqlite-dialect.js';
 import { and, col, constant, eq, param, select } from '../sql/build.js';
-import { HIDDEN_COLUMNS, type EntityType, type Property } from '../edm/model.js';
+import { HIDDEN_COLUMNS, type EntityType, type NumberSeriesDefinition, type Property } from '../edm/model.js';
 import { randomUUID } from 'node:crypto';
 import { companyCondition } from '../query/plan-read.js';
 import type { ServiceContext } from './service-context.js';
 
-/** The next free number of `series` for the company, reserved by advancing the counter. */
-export function nextNumber(svc: ServiceContext, type: EntityType, p: Property, series: string, companyId: string | undefined): string {
+/** A series counter as read from the number-series row. */
+interface Counter {
+  readonly id: string;
+  readonly prefix: string;
+  readonly width: number;
+  last: number;
+  dirty: boolean;
+}
+
+/**
+ * The counters one write session draws numbers from: each series row is read once and written back
+ * once (`flush`, before the session's COMMIT) instead of a read and an update per numbered row. Valid
+ * because the session's writes run in one transaction, where no other writer can move the counter.
+ */
+export class NumberReservations {
+  private readonly counters = new Map<string, Counter>();
+
+  /** The counter of a series in a company, read on first use. */
+  counter(svc: ServiceContext, series: string, companyId: string | undefined): Counter {
+    const key = `${companyId ?? ''}\u0000${series}`;
+    let counter = this.counters.get(key);
+    if (counter === undefined) {
+      counter = { ...readCounter(svc, series, companyId), dirty: false };
+      this.counters.set(key, counter);
+    }
+    return counter;
+  }
+
+  /** Writes the advanced counters back; call inside the session's transaction, after its last write. */
+  flush(svc: ServiceContext): void {
+    for (const counter of this.counters.values()) {
+      if (!counter.dirty) continue;
+      writeCounter(svc, counter.id, counter.last);
+      counter.dirty = false;
+    }
+  }
+}
+
+function seriesStore(svc: ServiceContext, series: string): { def: NumberSeriesDefinition; store: EntityType } {
   const def = svc.model.numberSeries.find((s) => s.code === series);
   const store = svc.model.numberSeriesType;
   if (def === undefined || store === undefined) throw new Error(`number series ${series} is not configured`);
-  const find = select({
-    columns: [{ expr: col('s', 'id'), alias: 'id' }, { expr: col('s', 'prefix'), alias: 'prefix' }, { expr: col('s', 'width'), alias: 'width' }, { expr: col('s', 'lastNumber'), alias: 'lastNumber' }],
-    from: { kind: 'table', table: store.table, alias: 's' },
-    where: and(companyCondition(store, 's', companyId), eq(col('s', 'code'), param(series))),
-  });
-  let row = svc.db.get(compile(find, sqliteDialect));
+  return { def, store };
+}
+
+/** The series row of a company (created at 0 when missing). */
+function readCounter(svc: ServiceContext, series: string, companyId: string | undefined): Omit<Counter, 'dirty'> {
+  const { def, store } = seriesStore(svc, series);
+  // The statements run for every numbered insert: compiled once per shape (sql/statement-cache.ts).
+  const scoped = store.scope === 'company';
+  const find = (): CompiledQuery =>
+    statementsOf(store).compiled(`series find${scoped ? ' company' : ''}`, scoped ? [companyId ?? null, series] : [series], (v) =>
+      select({
+        columns: [{ expr: col('s', 'id'), alias: 'id' }, { expr: col('s', 'prefix'), alias: 'prefix' }, { expr: col('s', 'width'), alias: 'width' }, { expr: col('s', 'lastNumber'), alias: 'lastNumber' }],
+        from: { kind: 'table', table: store.table, alias: 's' },
+        where: and(companyCondition(store, 's', scoped ? String(v[0]) : undefined), eq(col('s', 'code'), param(v[scoped ? 1 : 0] ?? null))),
+      }),
+    );
+  let row = svc.db.get(find());
   if (row === undefined) {
     const columns = ['id', 'code', 'description', 'prefix', 'width', 'lastNumber', 'lastModifiedDateTime', HIDDEN_COLUMNS.version];
     const values = [randomUUID(), series, `${series} numbers`, def.prefix, def.width, 0, new Date().toISOString(), svc.nextVersion()];
@@ -30,29 +79,49 @@ export function nextNumber(svc: ServiceContext, type: EntityType, p: Property, s
       values.push(companyId ?? '');
     }
     svc.db.run(compile({ kind: 'insert', table: store.table, columns, values: values.map((v) => param(v)) }, sqliteDialect));
-    row = svc.db.get(compile(find, sqliteDialect));
+    row = svc.db.get(find());
     if (row === undefined) throw new Error('number series row vanished');
   }
-  const prefix = String(row['prefix']);
-  const width = Number(row['width']);
-  let n = Number(row['lastNumber']);
+  return { id: String(row['id']), prefix: String(row['prefix']), width: Number(row['width']), last: Number(row['lastNumber']) };
+}
+
+function writeCounter(svc: ServiceContext, id: string, last: number): void {
+  const store = svc.model.numberSeriesType;
+  if (store === undefined) throw new Error('no number series type');
+  svc.db.run(
+    statementsOf(store).compiled('series advance', [last, svc.nextVersion(), id], (v) => ({
+      kind: 'update',
+      table: store.table,
+      set: [{ column: 'lastNumber', value: param(v[0] ?? null) }, { column: HIDDEN_COLUMNS.version, value: param(v[1] ?? null) }],
+      where: eq(col(store.table, 'id'), param(v[2] ?? null)),
+    })),
+  );
+}
+
+/**
+ * The next free number of `series` for the company, reserved by advancing the counter: in
+ * `reservations` (written back at their flush) when given, else in the database at once.
+ */
+export function nextNumber(svc: ServiceContext, type: EntityType, p: Property, series: string, companyId: string | undefined, reservations?: NumberReservations): string {
+  const counter = reservations === undefined ? { ...readCounter(svc, series, companyId), dirty: false } : reservations.counter(svc, series, companyId);
+  let n = counter.last;
   let candidate: string;
   for (;;) {
     n++;
-    candidate = `${prefix}${String(n).padStart(width, '0')}`;
-    const taken = select({
-      columns: [{ expr: constant(1), alias: 'one' }],
-      from: { kind: 'table', table: type.table, alias: 'x' },
-      where: and(companyCondition(type, 'x', companyId), eq(col('x', p.name), param(candidate))),
-      limit: constant(1),
-    });
-    if (svc.db.get(compile(taken, sqliteDialect)) === undefined) break;
+    candidate = `${counter.prefix}${String(n).padStart(counter.width, '0')}`;
+    const typeScoped = type.scope === 'company';
+    const taken = statementsOf(type).compiled(`series taken ${p.name}${typeScoped ? ' company' : ''}`, typeScoped ? [companyId ?? null, candidate] : [candidate], (v) =>
+      select({
+        columns: [{ expr: constant(1), alias: 'one' }],
+        from: { kind: 'table', table: type.table, alias: 'x' },
+        where: and(companyCondition(type, 'x', typeScoped ? String(v[0]) : undefined), eq(col('x', p.name), param(v[typeScoped ? 1 : 0] ?? null))),
+        limit: constant(1),
+      }),
+    );
+    if (svc.db.get(taken) === undefined) break;
   }
-  svc.db.run(
-    compile(
-      { kind: 'update', table: store.table, set: [{ column: 'lastNumber', value: param(n) }, { column: HIDDEN_COLUMNS.version, value: param(svc.nextVersion()) }], where: eq(col(store.table, 'id'), param(String(row['id']))) },
-      sqliteDialect,
-    ),
-  );
+  counter.last = n;
+  if (reservations === undefined) writeCounter(svc, counter.id, n);
+  else counter.dirty = true;
   return candidate;
 }

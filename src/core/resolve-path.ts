@@ -3,8 +3,6 @@
  * otherwise), and the last step becomes the conditions that select its rows (key and/or the join
  * from the previous row; a key predicate by key or by alternate key). Reads only; callers run it inside their transaction when they write.
  */
-import { compile } from '../sql/compile.js';
-import { sqliteDialect } from '../sql/sqlite-dialect.js';
 import type { DbRow } from '../db/database.js';
 import type { EntityType } from '../edm/model.js';
 import type { StoredValue } from '../edm/values.js';
@@ -12,6 +10,7 @@ import { NotFoundError } from '../errors/odata-error.js';
 import { planRead, type PathCondition } from '../query/plan-read.js';
 import type { PathStep } from '../uri/bound-path.js';
 import type { ServiceContext } from './service-context.js';
+import { statementsOf } from '../sql/statement-cache.js';
 
 /** The resolved last step of a path. */
 export interface ResolvedPath {
@@ -48,7 +47,15 @@ function conditionsFor(step: PathStep, parentRow: DbRow | undefined): { conditio
 
 /** Reads one row of a type by conditions (undefined when absent). */
 export function readRow(svc: ServiceContext, type: EntityType, companyId: string | undefined, conditions: readonly PathCondition[]): DbRow | undefined {
-  return svc.db.get(compile(planRead({ type, companyId, conditions, limit: 1 }), sqliteDialect));
+  const scoped = companyId !== undefined;
+  const values = scoped ? [companyId, ...conditions.map((c) => c.value)] : conditions.map((c) => c.value);
+  const shape = `read ${scoped ? 'company ' : ''}${conditions.map((c) => c.property).join(',')}`;
+  return svc.db.get(
+    statementsOf(type).compiled(shape, values, (v) => {
+      const at = scoped ? 1 : 0;
+      return planRead({ type, companyId: scoped ? String(v[0]) : undefined, conditions: conditions.map((c, i) => ({ property: c.property, value: v[at + i] as StoredValue })), limit: 1 });
+    }),
+  );
 }
 
 /** Resolves the steps of a path; throws 404 when a step before the last does not exist. */

@@ -3,8 +3,7 @@
  * unique values and alternate keys within the company (409), and references that must resolve
  * (checkOnWrite navigations).
  */
-import { compile } from '../sql/compile.js';
-import { sqliteDialect } from '../sql/sqlite-dialect.js';
+import { statementsOf } from '../sql/statement-cache.js';
 import { and, col, constant, eq, param, select, bin } from '../sql/build.js';
 import type { EntityType } from '../edm/model.js';
 import type { StoredValue } from '../edm/values.js';
@@ -28,13 +27,20 @@ export function checkRequired(type: EntityType, row: RowValues): void {
 
 /** true when a row matches; `companyId` undefined searches every company (keys are global). */
 function exists(svc: ServiceContext, type: EntityType, companyId: string | undefined, conditions: [string, StoredValue][], exceptKey?: StoredValue): boolean {
-  const where = and(
-    companyId === undefined ? undefined : companyCondition(type, 'x', companyId),
-    ...conditions.map(([c, v]) => eq(col('x', c), param(v))),
-    exceptKey === undefined ? undefined : bin('<>', col('x', type.key.name), param(exceptKey)),
-  );
-  const q = select({ columns: [{ expr: constant(1), alias: 'one' }], from: { kind: 'table', table: type.table, alias: 'x' }, where, limit: constant(1) });
-  return svc.db.get(compile(q, sqliteDialect)) !== undefined;
+  const scoped = companyId !== undefined;
+  const except = exceptKey !== undefined;
+  const values: StoredValue[] = [...(scoped ? [companyId] : []), ...conditions.map(([, v]) => v), ...(except ? [exceptKey] : [])];
+  const shape = `exists ${scoped ? 'company ' : ''}${conditions.map(([c]) => c).join(',')}${except ? ' except' : ''}`;
+  const q = statementsOf(type).compiled(shape, values, (v) => {
+    const at = scoped ? 1 : 0;
+    const where = and(
+      scoped ? companyCondition(type, 'x', String(v[0])) : undefined,
+      ...conditions.map(([c], i) => eq(col('x', c), param(v[at + i] ?? null))),
+      except ? bin('<>', col('x', type.key.name), param(v[at + conditions.length] ?? null)) : undefined,
+    );
+    return select({ columns: [{ expr: constant(1), alias: 'one' }], from: { kind: 'table', table: type.table, alias: 'x' }, where, limit: constant(1) });
+  });
+  return svc.db.get(q) !== undefined;
 }
 
 /** 409 when the key (globally), a unique property or an alternate key (within the company) is taken by another row. */

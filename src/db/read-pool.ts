@@ -4,8 +4,10 @@
  * cannot bound runs here, on a thread of its own with its own read-only connection, while the event
  * loop goes on serving. Each job has a deadline: it is answered 503 with Retry-After when the deadline
  * passes (queued or running), and the thread's `odata_live()` check ends the statement itself. A thread
- * that does not come back soon after (stuck outside the checks) is terminated and replaced. Threads
- * start on first use, so a service whose reads all stay on the event loop has none.
+ * that does not come back soon after (busy where no check runs, e.g. sorting a large intermediate
+ * result) is let go and replaced: terminate() stops it once its statement gives control back, and the
+ * pool does not wait for that. Threads start on first use, so a service whose reads all stay on the
+ * event loop has none.
  */
 import { Worker } from 'node:worker_threads';
 import fs from 'node:fs';
@@ -77,7 +79,7 @@ export class ReadPool {
     private readonly log: Logger,
   ) {}
 
-  /** Threads started so far (tests and the README's memory figures). */
+  /** Threads running now (started on first use; a replaced one counts once). */
   get started(): number {
     return this.slots.length;
   }
@@ -115,11 +117,15 @@ export class ReadPool {
     });
   }
 
-  /** Stops every thread; queued jobs fail. */
-  async close(): Promise<void> {
+  /**
+   * Stops every thread; queued jobs fail. A thread inside a statement stops only when the statement
+   * gives control back (terminate cannot interrupt SQLite), so this waits at most `waitMs` for each.
+   */
+  async close(waitMs = 1000): Promise<void> {
     this.closed = true;
     for (const job of this.queue.splice(0)) this.settle(job, undefined, new Error('read pool closed'));
-    await Promise.all(this.slots.splice(0).map((s) => s.worker.terminate()));
+    const wait = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms).unref());
+    await Promise.all(this.slots.splice(0).map((s) => Promise.race([s.worker.terminate(), wait(waitMs)])));
   }
 
   private retryAfter(): number {

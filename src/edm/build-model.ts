@@ -211,6 +211,7 @@ export function buildModel(files: MetadataFiles): EdmModel {
     enumTypeByName,
     company: checked(entityTypeByName.get(service.companyEntityType), `company type ${service.companyEntityType}`),
     numberSeries: service.numberSeries.map((series) => ({ code: series.code, prefix: series.prefix, width: series.width })),
+    permissionSets: service.permissionSets.map((set) => ({ name: set.name, description: set.description })),
     ...(service.numberSeriesEntityType === undefined ? {} : { numberSeriesType: checked(entityTypeByName.get(service.numberSeriesEntityType), `number series type ${service.numberSeriesEntityType}`) }),
     ...optional('app', service.app === undefined ? undefined : { ...service.app }),
     events,

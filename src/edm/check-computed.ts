@@ -4,7 +4,7 @@
  * The planner turns these into SQL without further checks, so they must be right here.
  */
 import type { EntityFile, MetadataDocument, PropertyFile } from './metadata-format.js';
-import { isStored, navigationNames, navigationOf, propertyNames, propertyOf, type MetadataIndex, type Report } from './metadata-index.js';
+import { isKnownType, isStored, navigationNames, navigationOf, propertyNames, propertyOf, type MetadataIndex, type Report } from './metadata-index.js';
 import { jsonPointer } from './model-error.js';
 import { chooseFrom } from './suggest-name.js';
 
@@ -45,8 +45,8 @@ function resolvePath(index: MetadataIndex, file: string, start: EntityFile, path
 }
 
 /** The looked-up value is returned as the computed property, so the types must agree. */
-function checkSameType(file: string, property: PropertyFile, found: PropertyFile | undefined, at: string, report: Report): void {
-  if (found !== undefined && found.type !== property.type) {
+function checkSameType(index: MetadataIndex, file: string, property: PropertyFile, found: PropertyFile | undefined, at: string, report: Report): void {
+  if (found !== undefined && found.type !== property.type && isKnownType(index, found.type) && isKnownType(index, property.type)) {
     report({
       file,
       pointer: `${at}/type`,
@@ -65,11 +65,11 @@ export function checkComputed(index: MetadataIndex, document: MetadataDocument<E
     const at = jsonPointer('properties', position);
     switch (computed.kind) {
       case 'lookup':
-        checkSameType(file, property, resolvePath(index, file, doc, computed.path, `${at}/computed/path`, report), at, report);
+        checkSameType(index, file, property, resolvePath(index, file, doc, computed.path, `${at}/computed/path`, report), at, report);
         return;
       case 'firstNonEmpty':
         computed.paths.forEach((path, pathIndex) => {
-          checkSameType(file, property, resolvePath(index, file, doc, path, `${at}/computed/paths/${pathIndex}`, report), at, report);
+          checkSameType(index, file, property, resolvePath(index, file, doc, path, `${at}/computed/paths/${pathIndex}`, report), at, report);
         });
         if (typeof computed.fallback === 'string' && property.type !== 'Edm.String') {
           report({

@@ -7,6 +7,7 @@ import { checkDeclarations } from './check-declarations.js';
 import { checkEntityOptions } from './check-entity-options.js';
 import { checkEvents } from './check-events.js';
 import { checkNavigations } from './check-navigations.js';
+import { checkPermissionSets } from './check-permission-sets.js';
 import { checkProperties } from './check-properties.js';
 import type { MetadataFiles } from './metadata-format.js';
 import { indexMetadata } from './metadata-index.js';
@@ -20,6 +21,7 @@ export function checkModel(files: MetadataFiles): ModelProblem[] {
   };
   const index = indexMetadata(files);
   checkDeclarations(index, report);
+  checkPermissionSets(index, report);
   for (const document of files.entities) {
     checkProperties(index, document, report);
     checkNavigations(index, document, report);

@@ -4,12 +4,12 @@
  * write-time flags (checkOnWrite, onTargetDelete) are only used where they have a meaning.
  */
 import type { EntityFile, MetadataDocument, NavigationFile } from './metadata-format.js';
-import { isReferential, isStored, navigationOf, propertyNames, propertyOf, type MetadataIndex, type Report } from './metadata-index.js';
+import { isKnownType, isReferential, isStored, navigationOf, propertyNames, propertyOf, type MetadataIndex, type Report } from './metadata-index.js';
 import { jsonPointer } from './model-error.js';
 import { chooseFrom } from './suggest-name.js';
 
 /** Each join names a stored property on each side, of the same type. */
-function checkJoins(file: string, source: EntityFile, target: EntityFile, navigation: NavigationFile, at: string, report: Report): void {
+function checkJoins(index: MetadataIndex, file: string, source: EntityFile, target: EntityFile, navigation: NavigationFile, at: string, report: Report): void {
   navigation.joins.forEach((join, position) => {
     const joinAt = `${at}/joins/${position}`;
     const sides = [
@@ -31,7 +31,7 @@ function checkJoins(file: string, source: EntityFile, target: EntityFile, naviga
       return property;
     });
     const [left, right] = found;
-    if (left !== undefined && right !== undefined && left.type !== right.type) {
+    if (left !== undefined && right !== undefined && left.type !== right.type && isKnownType(index, left.type) && isKnownType(index, right.type)) {
       report({
         file,
         pointer: joinAt,
@@ -189,7 +189,7 @@ export function checkNavigations(index: MetadataIndex, document: MetadataDocumen
       });
       return;
     }
-    checkJoins(file, doc, target, navigation, at, report);
+    checkJoins(index, file, doc, target, navigation, at, report);
     checkCardinality(file, target, navigation, at, report);
     checkWriteFlags(file, doc, target, navigation, at, report);
     checkPartner(file, doc, target, navigation, at, report);

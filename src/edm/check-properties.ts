@@ -6,16 +6,24 @@
  */
 import { checkDefault } from './check-default.js';
 import type { EntityFile, MetadataDocument, PropertyFile } from './metadata-format.js';
-import { type MetadataIndex, type Report } from './metadata-index.js';
+import { isKnownType, type MetadataIndex, type Report } from './metadata-index.js';
 import { jsonPointer } from './model-error.js';
 import { chooseFrom } from './suggest-name.js';
+import { PRIMITIVE_TYPE_NAMES } from './model.js';
 
 /** Types that accept a Precision facet (CSDL §6.2.3); only Edm.Decimal has a Scale. */
 const PRECISION_TYPES: readonly string[] = ['Edm.Decimal', 'Edm.DateTimeOffset', 'Edm.TimeOfDay'];
 
-/** The type must be a primitive (the schema's pattern lists them) or a declared enum type. */
-function checkType(index: MetadataIndex, file: string, property: PropertyFile, at: string, report: Report): void {
-  if (property.type.startsWith('Edm.') || index.enumByName.has(property.type)) return;
+/**
+ * The type must be a supported primitive or a declared enum type. The schema's pattern lets any
+ * `Edm.<name>` through so that a misspelt primitive gets its "did you mean" here, not a list of all types.
+ */
+function checkType(index: MetadataIndex, file: string, property: PropertyFile, at: string, report: Report): boolean {
+  if (isKnownType(index, property.type)) return true;
+  if (property.type.startsWith('Edm.')) {
+    report({ file, pointer: `${at}/type`, message: `Unknown type "${property.type}".`, fix: `${chooseFrom(property.type, PRIMITIVE_TYPE_NAMES, 'a supported Edm primitive')}.` });
+    return false;
+  }
   const isEntity = index.entityByName.has(property.type);
   report({
     file,
@@ -25,6 +33,7 @@ function checkType(index: MetadataIndex, file: string, property: PropertyFile, a
       ? 'declare a navigation property to reach it, or use a primitive type.'
       : `use an Edm primitive type, or ${chooseFrom(property.type, [...index.enumByName.keys()], 'an enum type of enums/')}.`,
   });
+  return false;
 }
 
 /** MaxLength only on strings, Precision/Scale only where CSDL allows them, Scale ≤ Precision. */
@@ -131,8 +140,8 @@ export function checkProperties(index: MetadataIndex, document: MetadataDocument
   const { file, doc } = document;
   doc.properties.forEach((property, position) => {
     const at = jsonPointer('properties', position);
-    checkType(index, file, property, at, report);
-    checkFacets(file, property, at, report);
+    // Facets of an unknown type would only repeat the type problem.
+    if (checkType(index, file, property, at, report)) checkFacets(file, property, at, report);
     checkMedia(file, property, at, report);
     checkReadOnlyKinds(file, property, at, report);
     checkDefault(index, file, doc, property, at, report);

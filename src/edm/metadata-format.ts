@@ -4,7 +4,7 @@
  * members are optional with defaults; build-model.ts turns them into the model.
  */
 import type { ServiceLimits } from './service-limits.js';
-import type { ComputedValue, DefaultValue, EventPayloadType, NumberSeriesDefinition, PermissionSets, RowSecret, Writability } from './model.js';
+import type { ComputedValue, DefaultValue, EventPayloadType, NumberSeriesDefinition, PermissionSetDeclaration, PermissionSets, RowSecret, Writability } from './model.js';
 
 /** `metadata/service.json`. */
 export interface ServiceFile {
@@ -16,6 +16,8 @@ export interface ServiceFile {
   /** Required: pageSize, maxPageSize, maxBodyBytes, maxExpandDepth, maxTop; the rest default (service-limits.ts). */
   readonly limits: Partial<ServiceLimits> & Pick<ServiceLimits, 'pageSize' | 'maxPageSize' | 'maxBodyBytes' | 'maxExpandDepth' | 'maxTop'>;
   readonly numberSeries: readonly NumberSeriesDefinition[];
+  /** The permission sets entity files may name and operators may grant (SUPER is built in). */
+  readonly permissionSets: readonly PermissionSetDeclaration[];
   /** The identity business events are published under. */
   readonly app?: { readonly id: string; readonly name: string; readonly publisher: string; readonly version: string };
   readonly eventDefinitionEntityType?: string;

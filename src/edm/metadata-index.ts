@@ -3,6 +3,7 @@
  * When a name is declared twice the first declaration wins here; check-declarations.ts reports the second.
  */
 import type { EntityFile, EnumFile, MetadataDocument, MetadataFiles, NavigationFile, PropertyFile } from './metadata-format.js';
+import { PRIMITIVE_TYPE_NAMES } from './model.js';
 import type { ModelProblem } from './model-error.js';
 
 /** The documents of a model with their names resolved. */
@@ -25,6 +26,11 @@ export function indexMetadata(files: MetadataFiles): MetadataIndex {
   for (const document of files.entities) if (!entityByName.has(document.doc.name)) entityByName.set(document.doc.name, document);
   const seriesCodes = new Set(files.service.doc.numberSeries.map((series) => series.code));
   return { files, enumByName, entityByName, seriesCodes };
+}
+
+/** true when `type` is a supported primitive or a declared enum; checks that compare types skip unknown ones (check-properties reports them once). */
+export function isKnownType(index: MetadataIndex, type: string): boolean {
+  return (PRIMITIVE_TYPE_NAMES as readonly string[]).includes(type) || index.enumByName.has(type);
 }
 
 /** The property `name` of `entity`, if declared. */

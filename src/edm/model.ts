@@ -5,19 +5,11 @@
  */
 import type { ServiceLimits } from './service-limits.js';
 
+/** The primitive EDM types the framework supports (OData CSDL §4.4), as a list for checks and suggestions. */
+export const PRIMITIVE_TYPE_NAMES = ['Edm.Guid', 'Edm.String', 'Edm.Boolean', 'Edm.Int32', 'Edm.Int64', 'Edm.Decimal', 'Edm.Double', 'Edm.Date', 'Edm.DateTimeOffset', 'Edm.TimeOfDay', 'Edm.Stream'] as const;
+
 /** The primitive EDM types the framework supports (OData CSDL §4.4). */
-export type PrimitiveTypeName =
-  | 'Edm.Guid'
-  | 'Edm.String'
-  | 'Edm.Boolean'
-  | 'Edm.Int32'
-  | 'Edm.Int64'
-  | 'Edm.Decimal'
-  | 'Edm.Double'
-  | 'Edm.Date'
-  | 'Edm.DateTimeOffset'
-  | 'Edm.TimeOfDay'
-  | 'Edm.Stream';
+export type PrimitiveTypeName = (typeof PRIMITIVE_TYPE_NAMES)[number];
 
 /** One member of an enumeration type; `name` as written in metadata, `encoded` as on the wire. */
 export interface EnumMember {
@@ -237,6 +229,12 @@ export interface NumberSeriesDefinition {
   readonly width: number;
 }
 
+/** A permission set declared in service.json (conventions §7): what entity files may name and operators may grant. */
+export interface PermissionSetDeclaration {
+  readonly name: string;
+  readonly description: string;
+}
+
 /** Payload field types of business events (Business Central's names, as the event definitions publish them). */
 export type EventPayloadType = 'Guid' | 'Text' | 'Code' | 'Integer' | 'BigInteger' | 'Decimal' | 'Boolean' | 'Date' | 'DateTime';
 
@@ -294,6 +292,8 @@ export interface EdmModel {
   /** The company entity type (the scope root: `companies(...)` prefixes company-scoped URLs). */
   readonly company: EntityType;
   readonly numberSeries: readonly NumberSeriesDefinition[];
+  /** The declared permission sets, in file order (SUPER, built in, is not among them). */
+  readonly permissionSets: readonly PermissionSetDeclaration[];
   /** The entity type that stores number-series counters (code, prefix, width, lastNumber), if configured. */
   readonly numberSeriesType?: EntityType;
   /** The identity business events are published under; required when events are declared. */

@@ -10,6 +10,51 @@ import { assertNever } from '../util/assert-never.js';
 /** A value as stored in a column. */
 export type StoredValue = string | number | null | Buffer;
 
+/** The digits of a decimal value left and right of the point, leading and trailing zeros not counted. */
+export interface DecimalDigits {
+  readonly integer: number;
+  readonly fraction: number;
+}
+
+/**
+ * Counts the digits of a JSON number or numeric string (exponents included, `1.5e-7` has 8 fraction
+ * digits), for the Precision and Scale facets of Edm.Decimal (CSDL §7.2.3, §7.2.4); undefined when the
+ * value is not a finite decimal number.
+ */
+export function decimalDigits(value: number | string): DecimalDigits | undefined {
+  const text = typeof value === 'number' ? (Number.isFinite(value) ? String(value) : '') : value.trim();
+  const match = /^[+-]?(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(text);
+  if (match === null || `${match[1] ?? ''}${match[2] ?? ''}` === '') return undefined;
+  const whole = match[1] ?? '';
+  let digits = `${whole}${match[2] ?? ''}`;
+  let point = whole.length + Number(match[3] ?? 0);
+  const leading = /^0*/.exec(digits)?.[0].length ?? 0;
+  digits = digits.slice(leading).replace(/0+$/, '');
+  point -= leading;
+  if (digits === '') return { integer: 0, fraction: 0 };
+  return { integer: Math.max(point, 0), fraction: Math.max(digits.length - point, 0) };
+}
+
+/**
+ * Checks a Decimal value against its declared facets: at most `scale` digits after the point and at
+ * most `precision` significant digits, `precision - scale` of them before the point. Returns what is
+ * wrong, or undefined when it fits (or no facet is declared).
+ */
+export function decimalFacetProblem(value: number | string, precision: number | undefined, scale: number | undefined): string | undefined {
+  if (precision === undefined && scale === undefined) return undefined;
+  const digits = decimalDigits(value);
+  if (digits === undefined) return undefined;
+  if (scale !== undefined && digits.fraction > scale) {
+    return `has ${digits.fraction} digit${digits.fraction === 1 ? '' : 's'} after the decimal point, but at most ${scale} ${scale === 1 ? 'is' : 'are'} allowed (Scale ${scale})`;
+  }
+  if (precision !== undefined) {
+    const before = precision - (scale ?? 0);
+    if (digits.integer > before) return `has ${digits.integer} digits before the decimal point, but at most ${before} are allowed (Precision ${precision}${scale === undefined ? '' : `, Scale ${scale}`})`;
+    if (digits.integer + digits.fraction > precision) return `has ${digits.integer + digits.fraction} significant digits, but at most ${precision} are allowed (Precision ${precision})`;
+  }
+  return undefined;
+}
+
 /**
  * true when `text` starts with a `YYYY-MM-DD` that names a day of the calendar: the URL grammar (and
  * JavaScript's Date, which rolls 2023-02-30 over to March 2) accept day 31 in every month.

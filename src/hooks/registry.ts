@@ -2,7 +2,9 @@
  * Builds the hook registry from the explicit module list (`src/rules/index.ts`) and checks it against
  * the model at start-up, so a typo stops the service instead of silently skipping a rule (Fastify's
  * `Hooks.validate`): every module names an existing entity type, at most one module per type, only
- * known hook names, functions only, and actions the model declares on that type.
+ * known hook names, functions only, and actions the model declares on that type. Framework modules
+ * (checks the framework owns, such as the webhook subscription's security checks in src/events) are
+ * not the rule author's to turn off: their phases run before the rule module's of the same type.
  */
 import type { EdmModel, EntityType } from '../edm/model.js';
 import { chooseFrom } from '../edm/suggest-name.js';
@@ -62,8 +64,41 @@ function checkModule(model: EdmModel, module: EntityHooks, position: number): En
   return type;
 }
 
-/** Checks the modules against the model and indexes them; throws HookRegistryError on the first problem. */
-export function buildHookRegistry(model: EdmModel, modules: readonly EntityHooks[]): HookRegistry {
+/** One module that runs the framework's phases first, then the rule module's; actions are the rule module's. */
+function compose(framework: EntityHooks, rules: EntityHooks | undefined): EntityHooks {
+  if (rules === undefined) return framework;
+  const first = framework;
+  const rule = rules;
+  return {
+    entityType: rules.entityType,
+    ...(first.beforeWrite === undefined && rule.beforeWrite === undefined ? {} : {
+      async beforeWrite(ctx) {
+        await first.beforeWrite?.(ctx);
+        await rule.beforeWrite?.(ctx);
+      },
+    }),
+    ...(first.validateWrite === undefined && rule.validateWrite === undefined ? {} : {
+      // The rule's result is returned so that run-hooks still refuses a validateWrite that returns a promise.
+      validateWrite(ctx) {
+        first.validateWrite?.(ctx);
+        return rule.validateWrite?.(ctx);
+      },
+    }),
+    ...(first.afterCommit === undefined && rule.afterCommit === undefined ? {} : {
+      async afterCommit(ctx) {
+        await first.afterCommit?.(ctx);
+        await rule.afterCommit?.(ctx);
+      },
+    }),
+    ...(rule.actions === undefined ? {} : { actions: rule.actions }),
+  };
+}
+
+/**
+ * Checks the rule modules against the model and indexes them with the framework's modules; throws
+ * HookRegistryError on the first problem.
+ */
+export function buildHookRegistry(model: EdmModel, modules: readonly EntityHooks[], framework: readonly EntityHooks[] = []): HookRegistry {
   const byType = new Map<EntityType, EntityHooks>();
   modules.forEach((module, index) => {
     const type = checkModule(model, module, index + 1);
@@ -72,6 +107,11 @@ export function buildHookRegistry(model: EdmModel, modules: readonly EntityHooks
     }
     byType.set(type, module);
   });
+  for (const module of framework) {
+    const type = model.entityTypeByName.get(module.entityType);
+    if (type === undefined) throw new Error(`framework hook module for unknown entity type '${module.entityType}'`);
+    byType.set(type, compose(module, byType.get(type)));
+  }
   return {
     forType: (type) => byType.get(type),
     action: (type, actionName) => byType.get(type)?.actions?.[actionName],

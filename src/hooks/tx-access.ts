@@ -15,6 +15,13 @@ import type { ServiceContext } from '../core/service-context.js';
 import type { Row, RowChanges, TxReader, TxWriter } from './types.js';
 import type { WriteSession } from './write-session.js';
 
+/** The properties of `type` present in a row being written (drops hidden columns such as the row version). */
+export function rowOfValues(type: EntityType, values: ReadonlyMap<string, unknown>): Row {
+  const out: Record<string, unknown> = {};
+  for (const p of type.properties) if (values.has(p.name)) out[p.name] = values.get(p.name);
+  return out;
+}
+
 /** The properties of `type` present in `source` (drops hidden columns such as the row version). */
 export function rowOf(type: EntityType, source: Readonly<Record<string, unknown>>): Row {
   const out: Record<string, unknown> = {};

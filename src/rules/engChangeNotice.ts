@@ -11,7 +11,8 @@
  */
 import { BusinessRuleError } from '../errors/odata-error.js';
 import { defineHooks, type ActionContext, type Row } from '../hooks/types.js';
-import { ECN_STATUS, isBlank, shown, TYPES, type EcnRow } from './rows.js';
+import { isBlank, shown, TYPES } from './rows.js';
+import { ECN_STATUS, type EngChangeNoticeRow } from './generated/rows.js';
 
 const PROD_ORDER = 'Prod_x002E__x0020_Order';
 const SALES_TYPES: readonly string[] = ['Sales_x0020_Quote', 'Sales_x0020_Order'];
@@ -19,24 +20,24 @@ const SOURCE_FIELDS: readonly string[] = ['sourceType', 'sourceStatus', 'sourceS
 const APPROVABLE_FROM: readonly string[] = [ECN_STATUS.new, ECN_STATUS.pendingApproval];
 
 /** 400 when a source field is filled for a source type it does not apply to. */
-function checkWhereApplicable(ecn: EcnRow): void {
-  const type = shown(ecn.sourceType);
+function checkWhereApplicable(ecn: EngChangeNoticeRow): void {
+  const type = (): string => shown(ecn.sourceType);
   if (!isBlank(ecn.sourceStatus) && ecn.sourceType !== PROD_ORDER) {
     throw new BusinessRuleError(
-      `sourceStatus applies only to the source type Prod. Order, but this ECN's source type is '${type}'. Leave sourceStatus blank ("_x0020_") or change sourceType.`,
+      `sourceStatus applies only to the source type Prod. Order, but this ECN's source type is '${type()}'. Leave sourceStatus blank ("_x0020_") or change sourceType.`,
       'sourceStatus',
     );
   }
   if (!isBlank(ecn.sourceSalesDocumentType) && !SALES_TYPES.includes(ecn.sourceType)) {
     throw new BusinessRuleError(
-      `sourceSalesDocumentType applies only to the source types Sales Quote and Sales Order, but this ECN's source type is '${type}'. Leave sourceSalesDocumentType blank ("_x0020_") or change sourceType.`,
+      `sourceSalesDocumentType applies only to the source types Sales Quote and Sales Order, but this ECN's source type is '${type()}'. Leave sourceSalesDocumentType blank ("_x0020_") or change sourceType.`,
       'sourceSalesDocumentType',
     );
   }
 }
 
 /** 400 when an ECN in a final state (Rejected, Closed) is set to Approved. */
-function checkApproval(before: EcnRow, after: EcnRow): void {
+function checkApproval(before: EngChangeNoticeRow, after: EngChangeNoticeRow): void {
   if (after.status !== ECN_STATUS.approved || before.status === ECN_STATUS.approved) return;
   if (APPROVABLE_FROM.includes(before.status)) return;
   throw new BusinessRuleError(
@@ -46,7 +47,7 @@ function checkApproval(before: EcnRow, after: EcnRow): void {
 }
 
 /** POST .../engChangeNotices({id})/Microsoft.NAV.createEngChangeOrder: the new ECO (200). */
-function createEngChangeOrder(ctx: ActionContext<EcnRow>): Row {
+function createEngChangeOrder(ctx: ActionContext<EngChangeNoticeRow>): Row {
   const ecn = ctx.entity;
   if (ecn.status !== ECN_STATUS.approved) {
     throw new BusinessRuleError(
@@ -60,7 +61,7 @@ function createEngChangeOrder(ctx: ActionContext<EcnRow>): Row {
 }
 
 /** The hook module of engChangeNotice. */
-export const engChangeNotice = defineHooks<EcnRow>({
+export const engChangeNotice = defineHooks<EngChangeNoticeRow>({
   entityType: TYPES.ecn,
   validateWrite(ctx) {
     if (ctx.op === 'delete') return;

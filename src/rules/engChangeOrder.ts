@@ -8,12 +8,13 @@
  */
 import { BusinessRuleError } from '../errors/odata-error.js';
 import { defineHooks, type TxContext } from '../hooks/types.js';
-import { ECO_STATUS, isBlank, TYPES, type EcoRow, type TaskRow } from './rows.js';
+import { isBlank, TYPES } from './rows.js';
+import { ECO_STATUS, type EngChangeOrderRow, type EngChangeOrderTaskRow } from './generated/rows.js';
 import { subOrdersOf, tasksLinkingTo } from './sub-orders.js';
 import { activateReadyTasks } from './task-activation.js';
 
 /** 400 when a linked order is renumbered: its parent, its sub orders and the linking task name it by number. */
-function checkRenumber(ctx: TxContext, before: EcoRow): void {
+function checkRenumber(ctx: TxContext, before: EngChangeOrderRow): void {
   const linked = !isBlank(before.parentEngChangeOrderNo) || subOrdersOf(ctx.db, before).length > 0 || tasksLinkingTo(ctx.db, before).length > 0;
   if (!linked) return;
   throw new BusinessRuleError(
@@ -22,17 +23,17 @@ function checkRenumber(ctx: TxContext, before: EcoRow): void {
   );
 }
 
-function deleteDependants(ctx: TxContext, eco: EcoRow): void {
+function deleteDependants(ctx: TxContext, eco: EngChangeOrderRow): void {
   // A task elsewhere still naming this order would point at nothing, or at a later order given the same number.
   for (const task of tasksLinkingTo(ctx.db, eco)) {
     if (task.engChangeOrderId !== eco.id) ctx.tx.update(TYPES.task, task.id, { subEngChangeOrderNo: null });
   }
   // Through ctx.tx, not the foreign key's cascade, so each task's own rule deletes its sub order.
-  for (const task of ctx.db.find<TaskRow>(TYPES.task, { engChangeOrderId: eco.id })) ctx.tx.delete(TYPES.task, task.id);
+  for (const task of ctx.db.find<EngChangeOrderTaskRow>(TYPES.task, { engChangeOrderId: eco.id })) ctx.tx.delete(TYPES.task, task.id);
 }
 
 /** The hook module of engChangeOrder. */
-export const engChangeOrder = defineHooks<EcoRow>({
+export const engChangeOrder = defineHooks<EngChangeOrderRow>({
   entityType: TYPES.eco,
   validateWrite(ctx) {
     if (ctx.op === 'delete') {

@@ -11,12 +11,13 @@
  */
 import { BusinessRuleError } from '../errors/odata-error.js';
 import { defineHooks, type ValidateWriteContext } from '../hooks/types.js';
-import { isBlank, TASK_ACTIVATED_EVENT, TASK_STATUS, TYPES, type TaskRow } from './rows.js';
+import { isBlank, TASK_ACTIVATED_EVENT, TYPES } from './rows.js';
+import { ECO_TASK_STATUS, type EngChangeOrderTaskRow } from './generated/rows.js';
 import { deleteLinkedSubOrder, relinkSubOrder } from './sub-orders.js';
 import { activateSuccessors } from './task-activation.js';
 
 /** 400 when both fields are set after the write; `target` is the one this write set, when it set one. */
-function checkExclusive(after: TaskRow, changed: ReadonlySet<string> | undefined): void {
+function checkExclusive(after: EngChangeOrderTaskRow, changed: ReadonlySet<string> | undefined): void {
   if (isBlank(after.workCenterGroupCode) || isBlank(after.subEngChangeOrderNo)) return;
   const target = changed?.has('workCenterGroupCode') === true && changed.has('subEngChangeOrderNo') !== true ? 'workCenterGroupCode' : 'subEngChangeOrderNo';
   throw new BusinessRuleError(
@@ -25,13 +26,13 @@ function checkExclusive(after: TaskRow, changed: ReadonlySet<string> | undefined
   );
 }
 
-function statusBecame(ctx: ValidateWriteContext<TaskRow>, status: string): boolean {
+function statusBecame(ctx: ValidateWriteContext<EngChangeOrderTaskRow>, status: string): boolean {
   if (ctx.op === 'delete') return false;
   return ctx.after.status === status && (ctx.op === 'create' || ctx.before.status !== status);
 }
 
 /** The hook module of engChangeOrderTask. */
-export const engChangeOrderTask = defineHooks<TaskRow>({
+export const engChangeOrderTask = defineHooks<EngChangeOrderTaskRow>({
   entityType: TYPES.task,
   validateWrite(ctx) {
     if (ctx.op === 'delete') {
@@ -41,7 +42,7 @@ export const engChangeOrderTask = defineHooks<TaskRow>({
     checkExclusive(ctx.after, ctx.op === 'update' ? ctx.changed : undefined);
     const oldNo = ctx.op === 'update' ? ctx.before.subEngChangeOrderNo : null;
     if ((oldNo ?? '') !== (ctx.after.subEngChangeOrderNo ?? '')) relinkSubOrder(ctx, ctx.after, oldNo, ctx.after.subEngChangeOrderNo);
-    if (statusBecame(ctx, TASK_STATUS.active)) ctx.emit(TASK_ACTIVATED_EVENT, { engChangeOrderTaskId: ctx.after.id });
-    if (ctx.op === 'update' && statusBecame(ctx, TASK_STATUS.finished)) activateSuccessors(ctx, ctx.after);
+    if (statusBecame(ctx, ECO_TASK_STATUS.active)) ctx.emit(TASK_ACTIVATED_EVENT, { engChangeOrderTaskId: ctx.after.id });
+    if (ctx.op === 'update' && statusBecame(ctx, ECO_TASK_STATUS.finished)) activateSuccessors(ctx, ctx.after);
   },
 });

@@ -6,11 +6,12 @@
  */
 import { BusinessRuleError } from '../errors/odata-error.js';
 import { defineHooks, type TxReader } from '../hooks/types.js';
-import { TYPES, type PredecessorRow, type TaskRow } from './rows.js';
+import { TYPES } from './rows.js';
+import { type EngChangeOrderTaskPredecessorRow, type EngChangeOrderTaskRow } from './generated/rows.js';
 
 const FIELD = 'predecessorTaskId';
 
-function label(task: TaskRow): string {
+function label(task: EngChangeOrderTaskRow): string {
   return `task ${task.lineNo} (${task.id})`;
 }
 
@@ -28,7 +29,7 @@ function predecessorPath(db: TxReader, from: string, target: string): string[] |
       for (let at = current; at !== from; at = cameFrom.get(at) ?? from) path.push(cameFrom.get(at) ?? from);
       return path;
     }
-    for (const link of db.find<PredecessorRow>(TYPES.predecessor, { taskId: current })) {
+    for (const link of db.find<EngChangeOrderTaskPredecessorRow>(TYPES.predecessor, { taskId: current })) {
       if (cameFrom.has(link.predecessorTaskId)) continue;
       cameFrom.set(link.predecessorTaskId, current);
       queue.push(link.predecessorTaskId);
@@ -37,12 +38,12 @@ function predecessorPath(db: TxReader, from: string, target: string): string[] |
   return undefined;
 }
 
-function checkLink(db: TxReader, link: PredecessorRow): void {
+function checkLink(db: TxReader, link: EngChangeOrderTaskPredecessorRow): void {
   if (link.taskId === link.predecessorTaskId) {
     throw new BusinessRuleError('A task cannot be its own predecessor; choose another task of the same order as predecessorTaskId.', FIELD);
   }
-  const task = db.get<TaskRow>(TYPES.task, link.taskId);
-  const predecessor = db.get<TaskRow>(TYPES.task, link.predecessorTaskId);
+  const task = db.get<EngChangeOrderTaskRow>(TYPES.task, link.taskId);
+  const predecessor = db.get<EngChangeOrderTaskRow>(TYPES.task, link.predecessorTaskId);
   if (task === undefined || predecessor === undefined) return; // the reference checks answer for missing tasks
   if (task.engChangeOrderId !== predecessor.engChangeOrderId) {
     throw new BusinessRuleError(
@@ -56,7 +57,7 @@ function checkLink(db: TxReader, link: PredecessorRow): void {
   // The new link says predecessor → task; it closes a cycle when task is already (indirectly) before predecessor.
   const path = predecessorPath(db, link.predecessorTaskId, link.taskId);
   if (path !== undefined) {
-    const lines = path.map((id) => String(db.get<TaskRow>(TYPES.task, id)?.lineNo ?? id));
+    const lines = path.map((id) => String(db.get<EngChangeOrderTaskRow>(TYPES.task, id)?.lineNo ?? id));
     throw new BusinessRuleError(
       `${label(predecessor)} cannot be a predecessor of ${label(task)}: ${label(task)} already comes before it (task lines ${lines.join(' → ')}), so the link would create a cycle.`,
       FIELD,
@@ -65,7 +66,7 @@ function checkLink(db: TxReader, link: PredecessorRow): void {
 }
 
 /** The hook module of engChangeOrderTaskPredecessor. */
-export const engChangeOrderTaskPredecessor = defineHooks<PredecessorRow>({
+export const engChangeOrderTaskPredecessor = defineHooks<EngChangeOrderTaskPredecessorRow>({
   entityType: TYPES.predecessor,
   validateWrite(ctx) {
     if (ctx.op === 'create') checkLink(ctx.db, ctx.after);

@@ -6,18 +6,19 @@
  */
 import { BusinessRuleError } from '../errors/odata-error.js';
 import type { TxContext, TxReader } from '../hooks/types.js';
-import { isBlank, TYPES, type EcoRow, type TaskRow } from './rows.js';
+import { isBlank, TYPES } from './rows.js';
+import { type EngChangeOrderRow, type EngChangeOrderTaskRow } from './generated/rows.js';
 
 const FIELD = 'subEngChangeOrderNo';
 
 /** The ECO with this number in the request's company, if any. */
-export function ecoByNumber(db: TxReader, number: string): EcoRow | undefined {
-  return db.find<EcoRow>(TYPES.eco, { number })[0];
+export function ecoByNumber(db: TxReader, number: string): EngChangeOrderRow | undefined {
+  return db.find<EngChangeOrderRow>(TYPES.eco, { number })[0];
 }
 
 /** The ECO's ancestors, nearest first. Stops at a repeated number, so damaged data cannot loop forever. */
-export function ancestorsOf(db: TxReader, eco: EcoRow): EcoRow[] {
-  const chain: EcoRow[] = [];
+export function ancestorsOf(db: TxReader, eco: EngChangeOrderRow): EngChangeOrderRow[] {
+  const chain: EngChangeOrderRow[] = [];
   const seen = new Set([eco.number]);
   let parentNo = eco.parentEngChangeOrderNo;
   while (parentNo !== null && !isBlank(parentNo) && !seen.has(parentNo)) {
@@ -31,7 +32,7 @@ export function ancestorsOf(db: TxReader, eco: EcoRow): EcoRow[] {
 }
 
 /** The sub order `number` may become a child of `owner`, or a 400 saying why not. */
-function checkLinkable(db: TxReader, owner: EcoRow, number: string): EcoRow {
+function checkLinkable(db: TxReader, owner: EngChangeOrderRow, number: string): EngChangeOrderRow {
   const sub = ecoByNumber(db, number);
   if (sub === undefined) {
     throw new BusinessRuleError(`There is no engineering change order ${number}; ${FIELD} must name an existing order of this company.`, FIELD);
@@ -57,8 +58,8 @@ function checkLinkable(db: TxReader, owner: EcoRow, number: string): EcoRow {
 }
 
 /** Makes the ECO `newNo` a sub order of the task's ECO and releases `oldNo` (either may be blank). */
-export function relinkSubOrder(ctx: TxContext, task: TaskRow, oldNo: string | null, newNo: string | null): void {
-  const owner = ctx.db.get<EcoRow>(TYPES.eco, task.engChangeOrderId);
+export function relinkSubOrder(ctx: TxContext, task: EngChangeOrderTaskRow, oldNo: string | null, newNo: string | null): void {
+  const owner = ctx.db.get<EngChangeOrderRow>(TYPES.eco, task.engChangeOrderId);
   if (owner === undefined) return; // the reference check has already refused a task without its order
   const sub = newNo === null || isBlank(newNo) ? undefined : checkLinkable(ctx.db, owner, newNo);
   if (oldNo !== null && !isBlank(oldNo)) unparent(ctx, owner, oldNo);
@@ -66,26 +67,26 @@ export function relinkSubOrder(ctx: TxContext, task: TaskRow, oldNo: string | nu
 }
 
 /** Clears the parent of sub order `number` when it is `owner`'s (a link already gone elsewhere is left alone). */
-function unparent(ctx: TxContext, owner: EcoRow, number: string): void {
+function unparent(ctx: TxContext, owner: EngChangeOrderRow, number: string): void {
   const sub = ecoByNumber(ctx.db, number);
   if (sub !== undefined && sub.parentEngChangeOrderNo === owner.number) ctx.tx.update(TYPES.eco, sub.id, { parentEngChangeOrderNo: null });
 }
 
 /** Deletes the sub order a task links to; its tasks and their own sub orders follow through the ECO hooks. */
-export function deleteLinkedSubOrder(ctx: TxContext, task: TaskRow): void {
+export function deleteLinkedSubOrder(ctx: TxContext, task: EngChangeOrderTaskRow): void {
   if (task.subEngChangeOrderNo === null || isBlank(task.subEngChangeOrderNo)) return;
-  const owner = ctx.db.get<EcoRow>(TYPES.eco, task.engChangeOrderId);
+  const owner = ctx.db.get<EngChangeOrderRow>(TYPES.eco, task.engChangeOrderId);
   const sub = ecoByNumber(ctx.db, task.subEngChangeOrderNo);
   // Only a sub order that really hangs below this task's order: a stale number must not delete an unrelated ECO.
   if (owner !== undefined && sub !== undefined && sub.parentEngChangeOrderNo === owner.number) ctx.tx.delete(TYPES.eco, sub.id);
 }
 
 /** The sub orders directly below an ECO. */
-export function subOrdersOf(db: TxReader, eco: EcoRow): EcoRow[] {
-  return db.find<EcoRow>(TYPES.eco, { parentEngChangeOrderNo: eco.number });
+export function subOrdersOf(db: TxReader, eco: EngChangeOrderRow): EngChangeOrderRow[] {
+  return db.find<EngChangeOrderRow>(TYPES.eco, { parentEngChangeOrderNo: eco.number });
 }
 
 /** The tasks (of any ECO) whose link names this ECO. */
-export function tasksLinkingTo(db: TxReader, eco: EcoRow): TaskRow[] {
-  return db.find<TaskRow>(TYPES.task, { subEngChangeOrderNo: eco.number });
+export function tasksLinkingTo(db: TxReader, eco: EngChangeOrderRow): EngChangeOrderTaskRow[] {
+  return db.find<EngChangeOrderTaskRow>(TYPES.task, { subEngChangeOrderNo: eco.number });
 }

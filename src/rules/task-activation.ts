@@ -5,42 +5,43 @@
  * successors). Activation is a task update through `ctx.tx`, so the task module raises the event.
  */
 import type { TxContext, TxReader } from '../hooks/types.js';
-import { ECO_STATUS, TASK_STATUS, TYPES, type EcoRow, type PredecessorRow, type TaskRow } from './rows.js';
+import { TYPES } from './rows.js';
+import { ECO_STATUS, ECO_TASK_STATUS, type EngChangeOrderRow, type EngChangeOrderTaskPredecessorRow, type EngChangeOrderTaskRow } from './generated/rows.js';
 
 /**
  * true when every predecessor of the task is Finished. `finishing` is a task being set to Finished in
  * this very write: validateWrite runs before its UPDATE, so the database still shows its old status.
  */
 export function predecessorsMet(db: TxReader, taskId: string, finishing?: string): boolean {
-  return db.find<PredecessorRow>(TYPES.predecessor, { taskId }).every((link) => {
+  return db.find<EngChangeOrderTaskPredecessorRow>(TYPES.predecessor, { taskId }).every((link) => {
     if (link.predecessorTaskId === finishing) return true;
-    return db.get<TaskRow>(TYPES.task, link.predecessorTaskId)?.status === TASK_STATUS.finished;
+    return db.get<EngChangeOrderTaskRow>(TYPES.task, link.predecessorTaskId)?.status === ECO_TASK_STATUS.finished;
   });
 }
 
 // Line order, so events come out in the order people see the tasks (find() returns key order).
-function byLine(a: TaskRow, b: TaskRow): number {
+function byLine(a: EngChangeOrderTaskRow, b: EngChangeOrderTaskRow): number {
   return a.lineNo - b.lineNo;
 }
 
-function activate(ctx: TxContext, task: TaskRow): void {
-  ctx.tx.update(TYPES.task, task.id, { status: TASK_STATUS.active });
+function activate(ctx: TxContext, task: EngChangeOrderTaskRow): void {
+  ctx.tx.update(TYPES.task, task.id, { status: ECO_TASK_STATUS.active });
 }
 
 /** On release of an ECO: activates each of its Not Started tasks whose predecessors are all Finished. */
 export function activateReadyTasks(ctx: TxContext, ecoId: string): void {
-  const waiting = ctx.db.find<TaskRow>(TYPES.task, { engChangeOrderId: ecoId, status: TASK_STATUS.notStarted }).sort(byLine);
+  const waiting = ctx.db.find<EngChangeOrderTaskRow>(TYPES.task, { engChangeOrderId: ecoId, status: ECO_TASK_STATUS.notStarted }).sort(byLine);
   for (const task of waiting) if (predecessorsMet(ctx.db, task.id)) activate(ctx, task);
 }
 
 /** When `finished` is being set to Finished: activates its ready direct successors, if its ECO is Released. */
-export function activateSuccessors(ctx: TxContext, finished: TaskRow): void {
-  const eco = ctx.db.get<EcoRow>(TYPES.eco, finished.engChangeOrderId);
+export function activateSuccessors(ctx: TxContext, finished: EngChangeOrderTaskRow): void {
+  const eco = ctx.db.get<EngChangeOrderRow>(TYPES.eco, finished.engChangeOrderId);
   if (eco?.status !== ECO_STATUS.released) return;
   const successors = ctx.db
-    .find<PredecessorRow>(TYPES.predecessor, { predecessorTaskId: finished.id })
-    .map((link) => ctx.db.get<TaskRow>(TYPES.task, link.taskId))
-    .filter((t): t is TaskRow => t !== undefined && t.status === TASK_STATUS.notStarted && t.engChangeOrderId === finished.engChangeOrderId)
+    .find<EngChangeOrderTaskPredecessorRow>(TYPES.predecessor, { predecessorTaskId: finished.id })
+    .map((link) => ctx.db.get<EngChangeOrderTaskRow>(TYPES.task, link.taskId))
+    .filter((t): t is EngChangeOrderTaskRow => t !== undefined && t.status === ECO_TASK_STATUS.notStarted && t.engChangeOrderId === finished.engChangeOrderId)
     .sort(byLine);
   for (const task of successors) if (predecessorsMet(ctx.db, task.id, finished.id)) activate(ctx, task);
 }

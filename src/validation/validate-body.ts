@@ -1,13 +1,15 @@
 /**
  * Validates a POST/PATCH body against the model (conventions §2): unknown members → 400 BadRequest,
  * read-only members and generated keys ignored, wrong types/formats/lengths/enum members →
- * 400 Application_FieldValidationException, each naming the field in `target` (all problems in `details`).
+ * 400 Application_FieldValidationException, each naming the field in `target` (all problems in `details`);
+ * Decimal values beyond their Precision or Scale too.
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { EntityType, NavigationProperty, Property } from '../edm/model.js';
 import { BodyValidationError, NotImplementedError, type ErrorDetail } from '../errors/odata-error.js';
 import { bodySchema } from './body-schemas.js';
+import { decimalFacetProblem } from '../edm/values.js';
 
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (a: Ajv) => Ajv;
@@ -37,7 +39,10 @@ export class BodyValidator {
     }
     const details: ErrorDetail[] = [];
     const values = new Map<Property, unknown>();
-    for (const [name, value] of Object.entries(body as Record<string, unknown>)) {
+    const members = body as Record<string, unknown>;
+    for (const name in members) {
+      if (!Object.prototype.hasOwnProperty.call(members, name)) continue;
+      const value = members[name];
       if (name.includes('@')) {
         if (name.endsWith('@odata.bind')) throw new NotImplementedError(`Binding '${name}' is not supported: only single-valued navigations can be bound; set the reference field instead.`);
         continue; // instance annotations such as @odata.etag or @odata.type are ignored
@@ -73,7 +78,8 @@ export class BodyValidator {
       if (ignoredOnWrite(type, prop, mode)) continue;
       values.set(prop, value);
     }
-    if (details.length === 0) details.push(...this.typeErrors(type, body, mode), ...int64Errors(values));
+    if (details.length === 0) details.push(...this.typeErrors(type, body, mode));
+    if (details.length === 0) details.push(...decimalErrors(values), ...int64Errors(values));
     const first = details[0];
     if (first !== undefined) {
       const message = details.length === 1 ? first.message : `${first.message} (and ${details.length - 1} more problem${details.length > 2 ? 's' : ''}; see details)`;
@@ -102,6 +108,18 @@ export class BodyValidator {
     }
     return out;
   }
+}
+
+/** Precision and Scale of the Decimal values a schema-valid body sets (JSON Schema cannot count digits). */
+function decimalErrors(values: ReadonlyMap<Property, unknown>): ErrorDetail[] {
+  const out: ErrorDetail[] = [];
+  for (const [prop, value] of values) {
+    if (prop.type.kind !== 'primitive' || prop.type.name !== 'Edm.Decimal' || (prop.precision === undefined && prop.scale === undefined)) continue;
+    if (typeof value !== 'number' && typeof value !== 'string') continue;
+    const problem = decimalFacetProblem(value, prop.precision, prop.scale);
+    if (problem !== undefined) out.push({ code: 'Application_FieldValidationException', target: prop.name, message: `The value ${JSON.stringify(value)} of field '${prop.name}' ${problem}.` });
+  }
+  return out;
 }
 
 const INT64_MAX = 9223372036854775807n;

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startTestService, type TestService } from '../helpers/test-service.js';
+import { FIXTURE_METADATA } from '../fixtures/model.js';
 import { expectError } from '../rules/rule-helpers.js';
 import { definitionId } from '../../src/events/event-definitions.js';
 
@@ -104,7 +105,7 @@ test('$metadata declares the alternate key (Core.AlternateKeys) in XML and JSON'
 test('start-up keeps the same row (same id) and updates a changed declaration, deletes a removed one', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'event-defs-'));
   const metadata = path.join(dir, 'metadata');
-  fs.cpSync(path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../metadata'), metadata, { recursive: true });
+  fs.cpSync(FIXTURE_METADATA, metadata, { recursive: true });
   const dbFile = path.join(dir, 'db.sqlite');
   const rows = (s: TestService): unknown[] => s.service.db.raw.prepare('SELECT id, displayName FROM externalbusinesseventdefinitions ORDER BY id').all();
   try {

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { REPO_ROOT } from '../helpers/serve-process.js';
-import { startTestService } from '../helpers/test-service.js';
+import { REPO_METADATA, startTestService } from '../helpers/test-service.js';
 import { startReceiver } from '../helpers/webhook-receiver.js';
 import { ecoWithTasks, release, subscribe } from './event-helpers.js';
 
@@ -20,7 +20,7 @@ test("the README's verifyWebhook accepts the service's signatures and nothing el
   expect(snippet).toBeDefined();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'readme-webhooks-'));
   const receiver = await startReceiver();
-  const t = startTestService({ webhooks: { deliver: true, allowPrivate: true, pollMs: 50 } });
+  const t = startTestService({ metadataDir: REPO_METADATA, webhooks: { deliver: true, allowPrivate: true, pollMs: 50 } });
   try {
     fs.writeFileSync(path.join(dir, 'verify.mjs'), String(snippet));
     const { verifyWebhook } = (await import(pathToFileURL(path.join(dir, 'verify.mjs')).href)) as { verifyWebhook: Verify };

@@ -1,4 +1,4 @@
-/** `ecn-odata serve` webhook flags: documented in --help, malformed values are one-line usage errors (exit 2). */
+/** `ecn-odata serve` webhook flags: documented in --help, malformed values are one-line start-up failures (exit 1). */
 import { spawnSync } from 'node:child_process';
 import os from 'node:os';
 import { BIN } from '../helpers/serve-process.js';
@@ -16,9 +16,9 @@ test.each([
   [['--webhooks-backoff', '1000,soon'], "--webhooks-backoff takes whole milliseconds, got 'soon'"],
   [['--public-url', 'not a url'], "--public-url 'not a url' is not a URL"],
   [['--public-url', 'ftp://example.com'], '--public-url must be an http or https URL'],
-])('%j is a one-line usage error', (args, message) => {
+])('%j is a one-line start-up failure', (args, message) => {
   const r = run(...args);
-  expect(r.status).toBe(2);
+  expect(r.status).toBe(1);
   expect(String(r.stderr).trim().split('\n')).toHaveLength(1);
   expect(r.stderr).toContain(message);
 });

@@ -1,8 +1,8 @@
 /**
- * An in-process service for tests: the real model and code on a fresh database with the demo data,
- * driven through `handle()` (no socket). `call()` returns status, headers and the parsed body.
+ * An in-process service for tests: the real code on a fresh database with the demo data, driven through
+ * `handle()` (no socket). `call()` returns status, headers and the parsed body. Framework tests run on
+ * the fixture model (test/fixtures/metadata); tests of the shipped application pass REPO_METADATA.
  */
-import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { createService, type Service } from '../../src/service.js';
 import { DEFAULT_WEBHOOKS, defaultOptions, type WebhookOptions } from '../../src/config.js';
@@ -10,9 +10,10 @@ import { businessRules } from '../../src/rules/index.js';
 import { seedDemoIfEmpty, seedDemoUsers } from '../../src/seed/demo.js';
 import type { JwtSettings } from '../../src/auth/jwt-verifier.js';
 import type { EntityHooks } from '../../src/hooks/types.js';
+import { FIXTURE_METADATA, SHIPPED_METADATA } from '../fixtures/model.js';
 
-/** The repository's metadata folder. */
-export const REPO_METADATA = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../metadata');
+/** The shipped application's metadata folder (`metadata/`). */
+export const REPO_METADATA = SHIPPED_METADATA;
 
 /** A response as tests see it. */
 export interface TestResponse {
@@ -43,7 +44,8 @@ export interface TestService {
 }
 
 /**
- * Starts a service on an in-memory (or given) database, seeded with the demo data; `rules` replaces the
+ * Starts a service on an in-memory (or given) database, seeded with the demo data, on the fixture model
+ * unless `metadataDir` names another; `rules` replaces the
  * service's hook modules. Webhook delivery is off unless `webhooks` is given (then merged over the defaults).
  */
 export function startTestService(
@@ -52,7 +54,7 @@ export function startTestService(
   const webhooks: WebhookOptions = { ...DEFAULT_WEBHOOKS, deliver: false, ...opts.webhooks };
   const service = createService(
     defaultOptions({
-      metadataDir: opts.metadataDir ?? REPO_METADATA,
+      metadataDir: opts.metadataDir ?? FIXTURE_METADATA,
       dbFile: opts.dbFile ?? ':memory:',
       logLevel: 'silent',
       webhooks,

@@ -45,6 +45,14 @@ describe('a change set is one transaction', () => {
     expect(counts()).toEqual([before[0]! + 1, before[1]! + 1, before[2]! + 1, before[3]! + 1]);
   });
 
+  test('three ECNs in one change set draw three numbers from the series, as three requests would', async () => {
+    const parts = partsOf(await sendMultipart([changeSet('c', [ecn('1'), ecn('2'), ecn('3')])]));
+    const numbers = (parts[0]?.parts ?? []).map((p) => JSON.parse(p.body).number as string);
+    expect(new Set(numbers).size).toBe(3);
+    const next = (await t.call('POST', '/engChangeNotices', { body: NEW_ECN })).json.number as string;
+    expect(numbers.every((n) => n < next)).toBe(true);
+  });
+
   test.each([
     ['its body is invalid (found while the part is prepared)', httpPart('POST engChangeNotices', { body: { sourceType: 'Nope' }, mime: { 'Content-ID': '3' } }), 400, 'Application_FieldValidationException'],
     ['a rule refuses it (inside the transaction)', httpPart(`POST engChangeOrders(${'$ECO'})/engChangeOrderTasks`, { body: { workCenterGroupCode: 'WC-ASM', subEngChangeOrderNo: 'ECO000002' }, mime: { 'Content-ID': '3' } }), 400, 'Application_DialogException'],

@@ -146,6 +146,10 @@ describe('deep insert', () => {
     const entity = JSON.parse(fs.readFileSync(file, 'utf8')) as { permissions: Record<string, string> };
     entity.permissions = { read: 'ECN-READ', write: 'COMMENT-WRITE' };
     fs.writeFileSync(file, JSON.stringify(entity));
+    const serviceFile = path.join(dir, 'service.json');
+    const service = JSON.parse(fs.readFileSync(serviceFile, 'utf8')) as { permissionSets: { name: string; description: string }[] };
+    service.permissionSets.push({ name: 'COMMENT-WRITE', description: 'Write ECN comments.' });
+    fs.writeFileSync(serviceFile, JSON.stringify(service));
     const s = startTestService({ metadataDir: dir });
     try {
       const users = s.service.context.users;

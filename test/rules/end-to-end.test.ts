@@ -4,7 +4,7 @@
  * release the ECO, then finish the tasks one by one. After every step: exactly which tasks are Active,
  * and exactly which events the outbox holds.
  */
-import { startTestService, type TestService } from '../helpers/test-service.js';
+import { REPO_METADATA, startTestService, type TestService } from '../helpers/test-service.js';
 import { outbox, type Entity } from './rule-helpers.js';
 
 type Name = 'A' | 'B' | 'C' | 'D' | 'E' | 'F' | 'G';
@@ -20,7 +20,7 @@ describe.each(['unscoped', 'company-scoped'])('%s URLs', (form) => {
   let ecoId = '';
 
   beforeAll(() => {
-    t = startTestService();
+    t = startTestService({ metadataDir: REPO_METADATA });
     P = form === 'unscoped' ? '' : `/companies(${t.companyIds[0]})`;
   });
   afterAll(() => t.close());

@@ -2,12 +2,12 @@
  * src/rules/engChangeNotice.ts: approval only from New or Pending Approval, the "where applicable"
  * source fields, and the createEngChangeOrder action; every refusal leaves every row as it was.
  */
-import { startTestService, type TestService } from '../helpers/test-service.js';
+import { REPO_METADATA, startTestService, type TestService } from '../helpers/test-service.js';
 import { created, newEco, patch, refused, row, type Entity } from './rule-helpers.js';
 
 let t: TestService;
 beforeAll(() => {
-  t = startTestService();
+  t = startTestService({ metadataDir: REPO_METADATA });
 });
 afterAll(() => t.close());
 

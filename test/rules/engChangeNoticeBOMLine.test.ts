@@ -4,14 +4,14 @@
  * module; this file proves it on every route: POST and DELETE answer 405 and change nothing, PATCH works
  * with If-Match (428 without, 412 when stale).
  */
-import { startTestService, type TestService } from '../helpers/test-service.js';
+import { REPO_METADATA, startTestService, type TestService } from '../helpers/test-service.js';
 import { refused, row, type Entity } from './rule-helpers.js';
 
 let t: TestService;
 let ecn: Entity;
 let line: Entity;
 beforeAll(async () => {
-  t = startTestService();
+  t = startTestService({ metadataDir: REPO_METADATA });
   ecn = (await t.call('GET', '/engChangeNotices?$top=1')).json.value[0] as Entity;
   line = (await t.call('GET', `/engChangeNotices(${ecn['id']})/engChangeNoticeBOMLines?$top=1`)).json.value[0] as Entity;
 });

@@ -3,12 +3,12 @@
  * deleting an order takes its tasks' sub orders with it and unlinks it from a parent task, a linked
  * order keeps its number; and the change description media field (generic, src/core/operations/media.ts).
  */
-import { startTestService, type TestService } from '../helpers/test-service.js';
+import { REPO_METADATA, startTestService, type TestService } from '../helpers/test-service.js';
 import { activatedSince, lastOutboxId, link, newEco, newTask, patch, patched, refused, row, taskStatuses, type Entity } from './rule-helpers.js';
 
 let t: TestService;
 beforeAll(() => {
-  t = startTestService();
+  t = startTestService({ metadataDir: REPO_METADATA });
 });
 afterAll(() => t.close());
 

@@ -5,12 +5,12 @@
  * changing the link releases the old sub order; deleting the task deletes the whole sub tree in one
  * transaction.
  */
-import { startTestService, type TestService } from '../helpers/test-service.js';
+import { REPO_METADATA, startTestService, type TestService } from '../helpers/test-service.js';
 import { newEco, newTask, patch, patched, refused, row, snapshot, type Entity } from './rule-helpers.js';
 
 let t: TestService;
 beforeAll(() => {
-  t = startTestService();
+  t = startTestService({ metadataDir: REPO_METADATA });
 });
 afterAll(() => t.close());
 

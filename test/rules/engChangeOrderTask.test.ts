@@ -5,12 +5,12 @@
  * identifies a task (an alternate key).
  * Sub orders are in engChangeOrderTask.sub-orders.test.ts.
  */
-import { startTestService, type TestService } from '../helpers/test-service.js';
+import { REPO_METADATA, startTestService, type TestService } from '../helpers/test-service.js';
 import { activatedSince, created, lastOutboxId, link, newEco, newTask, outbox, patch, patched, refused, row, taskStatuses } from './rule-helpers.js';
 
 let t: TestService;
 beforeAll(() => {
-  t = startTestService();
+  t = startTestService({ metadataDir: REPO_METADATA });
 });
 afterAll(() => t.close());
 

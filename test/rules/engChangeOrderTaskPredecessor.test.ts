@@ -2,12 +2,12 @@
  * src/rules/engChangeOrderTaskPredecessor.ts: a predecessor link joins two different tasks of the same
  * order, exists once, and never closes a cycle (checked when the link is created, at any length).
  */
-import { startTestService, type TestService } from '../helpers/test-service.js';
+import { REPO_METADATA, startTestService, type TestService } from '../helpers/test-service.js';
 import { link, newEco, newTask, refused, type Entity } from './rule-helpers.js';
 
 let t: TestService;
 beforeAll(() => {
-  t = startTestService();
+  t = startTestService({ metadataDir: REPO_METADATA });
 });
 afterAll(() => t.close());
 

@@ -7,7 +7,7 @@ import { createService, type Service } from '../../src/service.js';
 import { defaultOptions } from '../../src/config.js';
 import { insertEntity } from '../../src/core/insert-entity.js';
 import type { StoredValue } from '../../src/edm/values.js';
-import { REPO_METADATA } from '../helpers/test-service.js';
+import { FIXTURE_METADATA } from '../fixtures/model.js';
 
 /** GUIDs of the fixture rows (deterministic, so SQL parameters are stable). */
 export const ID = {
@@ -57,7 +57,7 @@ export const COMPANY_B = {
 
 /** Starts a service on an empty in-memory database with the fixture rows. */
 export function startGoldenService(): Service {
-  const service = createService(defaultOptions({ metadataDir: REPO_METADATA, dbFile: ':memory:', logLevel: 'silent' }));
+  const service = createService(defaultOptions({ metadataDir: FIXTURE_METADATA, dbFile: ':memory:', logLevel: 'silent' }));
   const svc = service.context;
   const stamp = { userId: 'GOLDEN', now: new Date('2026-01-01T00:00:00.000Z') };
   const type = (name: string) => {

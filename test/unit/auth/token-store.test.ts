@@ -1,9 +1,9 @@
 import { openStores, type Stores } from '../../../src/cli/open-stores.js';
-import { REPO_METADATA } from '../../helpers/test-service.js';
+import { FIXTURE_METADATA } from '../../fixtures/model.js';
 
 let s: Stores;
 beforeEach(() => {
-  s = openStores(':memory:', REPO_METADATA);
+  s = openStores(':memory:', FIXTURE_METADATA);
   s.db.raw.prepare(`INSERT INTO "companies" ("id", "name", "_version") VALUES ('00000000-0000-4000-8000-000000000001', 'C1', 1)`).run();
   s.users.addUser('alice');
 });

@@ -4,9 +4,10 @@ import path from 'node:path';
 import { loadModel } from '../../../src/edm/load-model.js';
 import { openDatabase } from '../../../src/db/database.js';
 import { migrate, MigrationError } from '../../../src/db/migrate.js';
+import { FIXTURE_METADATA } from '../../fixtures/model.js';
 import { createTableSql } from '../../../src/db/ddl.js';
 
-const repoMetadata = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../../metadata');
+const repoMetadata = FIXTURE_METADATA;
 
 function copyMetadata(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ecn-meta-'));

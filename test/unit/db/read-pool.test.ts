@@ -34,28 +34,24 @@ const pageOf = (cancellable: boolean): ReadStep[] => [
  * For each of 2,000 rows, every row b scans for a c LIKE b (no index serves it) and finds it halfway
  * on average: billions of row visits, minutes of work unless cancelled.
  */
-const endless = compile(
-  select({
-    columns: [{ expr: { kind: 'call', name: 'count', args: [{ kind: 'star' }] }, alias: 'n' }],
-    from: { kind: 'table', table: 't', alias: 'a' },
-    where: {
-      kind: 'exists',
-      negated: true,
-      query: select({
-        columns: [{ expr: constant(1) }],
-        from: { kind: 'table', table: 't', alias: 'b' },
-        where: {
-          kind: 'binary',
-          operator: 'AND',
-          left: { kind: 'binary', operator: '<>', left: col('b', 'k'), right: col('a', 'k') },
-          right: { kind: 'exists', negated: true, query: select({ columns: [{ expr: constant(1) }], from: { kind: 'table', table: 't', alias: 'c' }, where: { kind: 'like', operand: col('c', 'j'), pattern: col('b', 'j'), escape: '\\' } }) },
-        },
-      }),
-    },
-  }),
-  sqliteDialect,
-  { cancellable: true },
-);
+const endless = compile(select({
+  columns: [{ expr: { kind: 'call', name: 'count', args: [{ kind: 'star' }] }, alias: 'n' }],
+  from: { kind: 'table', table: 't', alias: 'a' },
+  where: {
+    kind: 'exists',
+    negated: true,
+    query: select({
+      columns: [{ expr: constant(1) }],
+      from: { kind: 'table', table: 't', alias: 'b' },
+      where: {
+        kind: 'binary',
+        operator: 'AND',
+        left: { kind: 'binary', operator: '<>', left: col('b', 'k'), right: col('a', 'k') },
+        right: { kind: 'exists', negated: true, query: select({ columns: [{ expr: constant(1) }], from: { kind: 'table', table: 't', alias: 'c' }, where: { kind: 'like', operand: col('c', 'j'), pattern: col('b', 'j'), escape: '\\' } }) },
+      },
+    }),
+  },
+}), sqliteDialect, { cancellable: true });
 
 test('a job answers what the same steps answer on the event loop', async () => {
   const pool = new ReadPool({ file, threads: 1, maxQueued: 4, timeoutMs: 5000 }, log);
@@ -84,16 +80,29 @@ test('past its deadline a job is a 503 at once, the statement ends in its thread
   }
 });
 
-test('too many jobs waiting: 503 at once; a waiting job\'s time counts from when it came', async () => {
-  const pool = new ReadPool({ file, threads: 1, maxQueued: 1, timeoutMs: 400, graceMs: 5000 }, log);
+test('too many jobs waiting: 503 at once; a waiting job\'s time counts from when it came; a thread stuck past its deadline is replaced', async () => {
+  const pool = new ReadPool({ file, threads: 1, maxQueued: 1, timeoutMs: 400, graceMs: 600 }, log);
   try {
-    const first = pool.run([{ kind: 'row', query: endless }]);
+    // Compiled without the liveness checks (2,000 x 2,000 x 3 LIKE tests, a second or two): the thread
+    // cannot end it early and stays busy past its deadline until the watchdog lets it go.
+    const slow = select({
+      columns: [{ expr: { kind: 'call', name: 'count', args: [{ kind: 'star' }] }, alias: 'n' }],
+      from: { kind: 'table', table: 't', alias: 'a' },
+      joins: [
+        { type: 'INNER', from: { kind: 'table', table: 't', alias: 'b' }, on: { kind: 'like', operand: col('a', 'j'), pattern: col('b', 'j'), escape: '\\' } },
+        { type: 'INNER', from: { kind: 'derived', query: select({ columns: [{ expr: col('t', 'k'), alias: 'k' }], from: { kind: 'table', table: 't', alias: 't' }, limit: constant(3) }), alias: 'c' }, on: constant(1) },
+      ],
+    });
+    const stuck = compile(slow, sqliteDialect);
+    const first = pool.run([{ kind: 'row', query: stuck }]);
     const second = pool.run(pageOf(true));
     const third = pool.run(pageOf(true));
     await expect(third).rejects.toThrow(/busy with other large reads \(1 waiting, limits\.maxQueuedReads/);
     await expect(first).rejects.toBeInstanceOf(ServiceUnavailableError);
     await expect(second).rejects.toThrow(/did not finish within 400 ms/);
+    await new Promise((resolve) => setTimeout(resolve, 800)); // the watchdog replaces the stuck thread
     await expect(pool.run(pageOf(true))).resolves.toHaveLength(1);
+    expect(pool.started).toBe(1);
   } finally {
     await pool.close();
   }
@@ -131,7 +140,7 @@ describe('several reads in one job (a batch\'s GETs)', () => {
       expect(last).toEqual(first);
       // A read after the job sees the new row.
       const after = await pool.run(countRows());
-      expect(after[0]).toMatchObject({ kind: 'row', row: { n: (first as { results: { row: { n: number } }[] }).results[0]!.row.n + 1 } });
+      expect(after[0]).toMatchObject({ kind: 'row', row: { n: (first as unknown as { results: { row: { n: number } }[] }).results[0]!.row.n + 1 } });
     } finally {
       await pool.close();
     }

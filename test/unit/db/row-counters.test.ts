@@ -10,9 +10,10 @@ import BetterSqlite3 from 'better-sqlite3';
 import { loadModel } from '../../../src/edm/load-model.js';
 import { openDatabase, type Database } from '../../../src/db/database.js';
 import { migrate } from '../../../src/db/migrate.js';
+import { FIXTURE_METADATA } from '../../fixtures/model.js';
 import { counterTriggers, recountSql, rowCountersOf } from '../../../src/db/row-counters.js';
 
-const repoMetadata = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../../../metadata');
+const repoMetadata = FIXTURE_METADATA;
 let dir: string;
 
 beforeEach(() => {

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { loadModel, ModelError, type ModelProblem } from '../../../src/edm/load-model.js';
 import type { EntityFile, EnumFile, PropertyFile } from '../../../src/edm/metadata-format.js';
 import type { EntityType } from '../../../src/edm/model.js';
-import { METADATA_DIR, loadTestModel } from '../../fixtures/model.js';
+import { FIXTURE_METADATA as METADATA_DIR, loadTestModel } from '../../fixtures/model.js';
 
 describe('the repository model', () => {
   const model = loadTestModel();

@@ -1,4 +1,4 @@
-import { isCalendarDate, normaliseDateTimeOffset, storedToJson } from '../../../src/edm/values.js';
+import { decimalDigits, decimalFacetProblem, isCalendarDate, normaliseDateTimeOffset, storedToJson } from '../../../src/edm/values.js';
 import type { PropertyType } from '../../../src/edm/model.js';
 import { startTestService } from '../../helpers/test-service.js';
 
@@ -30,6 +30,36 @@ test('the database spells them the same when it writes the JSON', () => {
   } finally {
     t.close();
   }
+});
+
+describe('Decimal Precision and Scale (CSDL §7.2.3, §7.2.4)', () => {
+  test.each([
+    [1.234, { integer: 1, fraction: 3 }],
+    ['1.230', { integer: 1, fraction: 2 }],
+    [0.05, { integer: 0, fraction: 2 }],
+    [1200, { integer: 4, fraction: 0 }],
+    ['-007.50', { integer: 1, fraction: 1 }],
+    [1e-7, { integer: 0, fraction: 7 }],
+    ['1.5e+21', { integer: 22, fraction: 0 }],
+    [0, { integer: 0, fraction: 0 }],
+  ])('decimalDigits(%j)', (value, digits) => {
+    expect(decimalDigits(value)).toEqual(digits);
+  });
+
+  test('non-numbers and non-finite numbers have no digits', () => {
+    expect(decimalDigits('abc')).toBeUndefined();
+    expect(decimalDigits('.')).toBeUndefined();
+    expect(decimalDigits(Infinity)).toBeUndefined();
+  });
+
+  test('Scale 2 refuses 1.234 and takes 1.23; Precision 5 Scale 2 refuses 1234.5', () => {
+    expect(decimalFacetProblem(1.234, undefined, 2)).toBe('has 3 digits after the decimal point, but at most 2 are allowed (Scale 2)');
+    expect(decimalFacetProblem(1.23, undefined, 2)).toBeUndefined();
+    expect(decimalFacetProblem('1.2300', 5, 2)).toBeUndefined();
+    expect(decimalFacetProblem(1234.5, 5, 2)).toBe('has 4 digits before the decimal point, but at most 3 are allowed (Precision 5, Scale 2)');
+    expect(decimalFacetProblem(123456, 5, undefined)).toBe('has 6 digits before the decimal point, but at most 5 are allowed (Precision 5)');
+    expect(decimalFacetProblem(1.234, undefined, undefined)).toBeUndefined();
+  });
 });
 
 test('calendar dates: days a month has, leap years by the Gregorian rule', () => {

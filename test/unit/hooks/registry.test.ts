@@ -90,3 +90,20 @@ test('validateWrite returning a promise is a HookContractError: 500, nothing wri
     t.close();
   }
 });
+
+test("a framework module's phases run before the rule module's of the same type; the rule's actions stay", async () => {
+  const calls: string[] = [];
+  const framework = defineHooks({ entityType: 'engChangeNotice', beforeWrite: () => void calls.push('framework'), validateWrite: () => void calls.push('framework.validate') });
+  const rule = defineHooks({ entityType: 'engChangeNotice', beforeWrite: () => void calls.push('rule'), actions: { createEngChangeOrder: () => undefined } });
+  const registry = buildHookRegistry(model, [rule], [framework]);
+  const ecn = model.entityTypeByName.get('engChangeNotice');
+  if (ecn === undefined) throw new Error('no engChangeNotice');
+  const module = registry.forType(ecn);
+  await module?.beforeWrite?.({} as never);
+  module?.validateWrite?.({} as never);
+  expect(calls).toEqual(['framework', 'rule', 'framework.validate']);
+  expect(module?.afterCommit).toBeUndefined();
+  expect(typeof registry.action(ecn, 'createEngChangeOrder')).toBe('function');
+  const alone = buildHookRegistry(model, [], [framework]).forType(ecn);
+  expect(alone).toBe(framework);
+});

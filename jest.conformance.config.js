@@ -1,0 +1,12 @@
+/**
+ * `npm run test:conformance`: the suites that read the OASIS corpus in ../shared/conformance (ABNF test
+ * cases, CSDL JSON schema, the XSDs the default suite vendors). Same transform as jest.config.js.
+ */
+import base from './jest.config.js';
+
+export default {
+  ...base,
+  roots: ['<rootDir>/test/conformance'],
+  testPathIgnorePatterns: ['/node_modules/'],
+  testResultsProcessor: '<rootDir>/.ci/jest-conformance-results.cjs',
+};

@@ -1,0 +1,148 @@
+/**
+ * Imports records into an entity set through the same gates as POST: the body validator (types,
+ * lengths, enum members, read-only fields, Decimal facets), the type's beforeWrite hook, and in the
+ * write transaction the model's checks (required, references, uniqueness, number series) and the
+ * type's validateWrite rule. Rows are written in batches of `batchSize` per transaction, each row in
+ * its own savepoint: the COMMIT per batch, not per row, is what makes a bulk load fast. A type's
+ * `insertable: false` closes POST to clients; the operator's import and seed may still load it (as the
+ * demo seed loads BOM lines), through the same field checks.
+ *
+ * What a refused row does depends on the mode. `skip` (the import command's default): the row is
+ * rolled back alone, reported with its line, and the import goes on; batches commit as they go, so
+ * other writers get in between. `atomic` (seed, `import --atomic`): the first refused row rejects the
+ * import with ImportRefusedError; run it inside `inOuterTransaction` so that everything it wrote is
+ * rolled back with it.
+ */
+import type { EntityType, Property } from '../edm/model.js';
+import { jsonToStored } from '../edm/values.js';
+import type { ServiceContext } from '../core/service-context.js';
+import type { Principal } from '../core/request.js';
+import type { RowValues } from '../core/write-checks.js';
+import { runBeforeWrite } from '../hooks/run-hooks.js';
+import { BatchItemError, inWriteBatch, type WriteIdentity } from '../hooks/write-session.js';
+import { toErrorResponse } from '../errors/to-error-response.js';
+import type { DataRecord } from './data-file.js';
+
+/** What to do with a refused row. */
+export type ImportMode = 'skip' | 'atomic';
+
+/** Options of an import. */
+export interface ImportOptions {
+  readonly mode: ImportMode;
+  /** Rows per transaction (default 2,000). */
+  readonly batchSize?: number;
+  /** Who writes (currentUser defaults, the write identity of rules). */
+  readonly principal: Principal;
+  /** The company of a company-scoped set; undefined for a global one. */
+  readonly companyId: string | undefined;
+  /** Called once per committed batch (progress). */
+  readonly onBatch?: (imported: number, refused: number) => void;
+}
+
+/** A row the import refused: its line and the error the API would have answered. */
+export interface RefusedRow {
+  readonly line: number;
+  readonly code: string;
+  readonly message: string;
+  readonly target?: string;
+}
+
+/** The outcome of an import. */
+export interface ImportReport {
+  readonly imported: number;
+  readonly refused: readonly RefusedRow[];
+}
+
+/** The atomic import stopped at a refused row; nothing was written. */
+export class ImportRefusedError extends Error {
+  constructor(readonly row: RefusedRow) {
+    super(`line ${row.line}: ${row.code}: ${row.message}${row.target === undefined ? '' : ` (field ${row.target})`}`);
+    this.name = 'ImportRefusedError';
+  }
+}
+
+interface Pending {
+  readonly line: number;
+  readonly row: RowValues;
+}
+
+function refusal(svc: ServiceContext, line: number, error: unknown, requestId: string): RefusedRow {
+  const response = toErrorResponse(error, requestId, svc.log);
+  const body = JSON.parse(response.body) as { error: { code: string; message: string; target?: string } };
+  return { line, code: body.error.code, message: body.error.message, ...(body.error.target === undefined ? {} : { target: body.error.target }) };
+}
+
+function storedValues(values: Map<Property, unknown>): RowValues {
+  const row: RowValues = new Map();
+  for (const [property, value] of values) row.set(property.name, jsonToStored(value, property));
+  return row;
+}
+
+/** Imports `records` into `type`; resolves with what was imported and refused (atomic: rejects with ImportRefusedError). */
+export async function importRows(svc: ServiceContext, type: EntityType, records: AsyncIterable<DataRecord>, options: ImportOptions): Promise<ImportReport> {
+  const requestId = `import-${type.entitySet}`;
+  const identity: WriteIdentity = { companyId: options.companyId, principal: options.principal, requestId, now: new Date() };
+  const hooks = svc.hooks.forType(type);
+  const batchSize = Math.max(1, options.batchSize ?? 2000);
+  const refused: RefusedRow[] = [];
+  const refuse = (row: RefusedRow): void => {
+    if (options.mode === 'atomic') throw new ImportRefusedError(row);
+    refused.push(row);
+  };
+  let imported = 0;
+  let batch: Pending[] = [];
+
+  const flush = async (): Promise<void> => {
+    if (batch.length === 0) return;
+    const pending = batch;
+    batch = [];
+    let outcomes;
+    try {
+      outcomes = await inWriteBatch(svc, { ...identity, now: new Date() }, pending, (session, item) => session.create(type, item.row), options.mode === 'atomic', false);
+    } catch (e) {
+      if (e instanceof BatchItemError) refuse(refusal(svc, pending[e.index]?.line ?? 0, e.error, requestId));
+      throw e;
+    }
+    outcomes.forEach((outcome, index) => {
+      if (outcome.ok) imported++;
+      else refuse(refusal(svc, pending[index]?.line ?? 0, outcome.error, requestId));
+    });
+    options.onBatch?.(imported, refused.length);
+  };
+
+  for await (const record of records) {
+    let row: RowValues;
+    try {
+      row = storedValues(svc.validator.validate(type, record.values, 'create'));
+      if (hooks?.beforeWrite !== undefined) {
+        row = await runBeforeWrite(hooks, { entityType: type.name, entitySet: type.entitySet, requestId, user: options.principal, companyId: options.companyId, op: 'create', key: undefined, services: { model: svc.model, outbound: svc.outbound, callTimeoutMs: svc.callTimeoutMs } }, row);
+      }
+    } catch (e) {
+      refuse(refusal(svc, record.line, e, requestId));
+      continue;
+    }
+    batch.push({ line: record.line, row });
+    if (batch.length >= batchSize) await flush();
+  }
+  await flush();
+  // Rows refused by validation are known before those refused in their batch's transaction.
+  return { imported, refused: refused.sort((a, b) => a.line - b.line) };
+}
+
+/**
+ * Runs `body` inside one database transaction that stays open across its awaits (the write batches
+ * inside become savepoints of it): COMMIT when it resolves, ROLLBACK when it rejects. For commands
+ * that are the only user of their connection (seed, import --atomic), never inside the server.
+ */
+export async function inOuterTransaction<T>(svc: ServiceContext, body: () => Promise<T>): Promise<T> {
+  const raw = svc.db.raw;
+  raw.exec('BEGIN IMMEDIATE');
+  try {
+    const result = await body();
+    raw.exec('COMMIT');
+    return result;
+  } catch (e) {
+    if (raw.inTransaction) raw.exec('ROLLBACK');
+    throw e;
+  }
+}

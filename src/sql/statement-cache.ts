@@ -1,0 +1,58 @@
+/**
+ * Compiled statements by shape, for the write path that runs the same few statements for every row:
+ * building a SQL tree and printing it costs more than SQLite takes to run a small statement, and the
+ * text of a statement only depends on its shape (table, columns, which conditions), never on its
+ * values. A shape is built and compiled once with placeholder values; later calls substitute the
+ * values into the remembered parameter list. The caller's `shape` key must name everything `build`
+ * varies on except `values`.
+ */
+import { compile, type CompiledQuery } from './compile.js';
+import type { SqlValue, StatementNode } from './nodes.js';
+import { sqliteDialect } from './sqlite-dialect.js';
+
+interface Entry {
+  readonly sql: string;
+  readonly params: readonly SqlValue[];
+  /** For each parameter, the index of the value it takes, or -1 for a parameter of the shape itself. */
+  readonly slots: readonly number[];
+}
+
+/** A placeholder no caller's value can equal: the NUL character cannot appear in model names or bound text we compare. */
+function placeholder(index: number): string {
+  return `\u0000value ${index}\u0000`;
+}
+
+/** Compiled statements of one model object (a cache per entity type keeps shapes of different models apart). */
+export class StatementCache {
+  private readonly entries = new Map<string, Entry>();
+
+  /** The statement of `shape` with `values`; `build` makes the statement tree for any values (called once per shape). */
+  compiled(shape: string, values: readonly SqlValue[], build: (values: readonly SqlValue[]) => StatementNode): CompiledQuery {
+    let entry = this.entries.get(shape);
+    if (entry === undefined) {
+      const marks = values.map((_value, index) => placeholder(index));
+      const q = compile(build(marks), sqliteDialect);
+      entry = { sql: q.sql, params: q.params, slots: q.params.map((p) => (typeof p === 'string' ? marks.indexOf(p) : -1)) };
+      this.entries.set(shape, entry);
+    }
+    const { params, slots } = entry;
+    const bound = new Array<SqlValue>(params.length);
+    for (let i = 0; i < params.length; i++) {
+      const slot = slots[i] as number;
+      bound[i] = slot < 0 ? (params[i] as SqlValue) : (values[slot] as SqlValue);
+    }
+    return { sql: entry.sql, params: bound };
+  }
+}
+
+const caches = new WeakMap<object, StatementCache>();
+
+/** The statement cache of a model object (an entity type). */
+export function statementsOf(owner: object): StatementCache {
+  let cache = caches.get(owner);
+  if (cache === undefined) {
+    cache = new StatementCache();
+    caches.set(owner, cache);
+  }
+  return cache;
+}

@@ -1,0 +1,94 @@
+/**
+ * src/cli/serve.ts, src/cli/startup-error.ts: when `serve` cannot start (a busy port, a database it
+ * cannot open or write, a bad option) it prints exactly one clear line on stderr, no URL and no token,
+ * and exits 1.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { BIN } from '../../helpers/serve-process.js';
+
+const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ecn-startup-'));
+afterAll(() => fs.rmSync(workDir, { recursive: true, force: true }));
+
+/** Runs serve asynchronously (the test's own server must keep answering while it runs). */
+async function serve(...args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [BIN, 'serve', '--log-level', 'silent', ...args], { cwd: workDir, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+  const status = await new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  clearTimeout(timer);
+  return { status, stdout, stderr };
+}
+
+function expectOneLineFailure(r: { status: number | null; stdout: string; stderr: string }, text: string | RegExp): void {
+  expect(r.status).toBe(1);
+  expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  expect(r.stderr).toMatch(text);
+  expect(r.stderr).not.toMatch(/\n\s+at /);
+  expect(r.stdout).not.toContain('serving');
+  expect(r.stdout).not.toContain('token');
+}
+
+test('a busy port: one line naming the port, exit 1, no URL and no token', async () => {
+  const blocker = net.createServer();
+  await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+  const port = (blocker.address() as net.AddressInfo).port;
+  try {
+    const r = await serve('--port', String(port), '--db', ':memory:', '--seed', 'demo');
+    expectOneLineFailure(r, `cannot listen on 127.0.0.1:${port}: the port is in use`);
+  } finally {
+    blocker.close();
+  }
+});
+
+test('a database path that is a folder: one line naming it, exit 1', async () => {
+  const folder = path.join(workDir, 'a-folder');
+  fs.mkdirSync(folder);
+  expectOneLineFailure(await serve('--port', '0', '--db', folder), `cannot use the database ${folder}`);
+});
+
+test('a file that is not a SQLite database: one line naming it, exit 1', async () => {
+  const file = path.join(workDir, 'notes.sqlite');
+  fs.writeFileSync(file, 'these are my notes, not a database\n'.repeat(10));
+  expectOneLineFailure(await serve('--port', '0', '--db', file), /cannot use the database .*notes\.sqlite: file is not a database/);
+});
+
+test('a database under a path whose folder is a file: one line, exit 1', async () => {
+  const file = path.join(workDir, 'plain-file');
+  fs.writeFileSync(file, 'x');
+  expectOneLineFailure(await serve('--port', '0', '--db', path.join(file, 'db.sqlite')), /cannot use the database .*plain-file\/db\.sqlite/);
+});
+
+const unprivileged = typeof process.getuid === 'function' && process.getuid() !== 0;
+(unprivileged ? test : test.skip)('a read-only database file: one line, exit 1 (skipped as root, who may write any file)', async () => {
+  const file = path.join(workDir, 'readonly.sqlite');
+  const seeded = spawnSync(process.execPath, [BIN, 'seed', '--db', file], { encoding: 'utf8' });
+  expect(seeded.status).toBe(0);
+  fs.chmodSync(file, 0o444);
+  fs.chmodSync(path.dirname(file), 0o555);
+  try {
+    expectOneLineFailure(await serve('--port', '0', '--db', file), /cannot use the database .*readonly\.sqlite/);
+  } finally {
+    fs.chmodSync(path.dirname(file), 0o755);
+  }
+});
+
+test.each([
+  [['--prot', '80'], /Unknown option '--prot'/],
+  [['--port', 'abc'], /--port must be a whole number/],
+  [['--port', '70000'], /--port must be a whole number between 0 and 65535/],
+  [['--seed', 'big'], /--seed takes 'demo'/],
+  [['--log-level', 'loud'], /--log-level takes one of fatal, error, warn, info, debug, trace, silent, got 'loud'/],
+  [['--jwt-issuer', 'https://id.example.com'], /JWT needs all of --jwt-issuer, --jwt-audience and --jwt-jwks-url/],
+  [['--jwt-authorization-uri', 'https://login.example.com/authorize'], /--jwt-authorization-uri needs --jwt-issuer/],
+  [['--cors-origin', 'https://app.example.com/'], /--cors-origin 'https:\/\/app.example.com\/' is not an origin/],
+  [['--jwt-issuer', 'https://i', '--jwt-audience', 'a', '--jwt-jwks-url', 'https://i/keys', '--jwt-authorization-uri', 'login'], /--jwt-authorization-uri 'login' is not an http or https URL/],
+])('a bad option %j: one line, exit 1', async (args, message) => {
+  expectOneLineFailure(await serve('--db', ':memory:', ...(args as string[])), message as RegExp);
+});
