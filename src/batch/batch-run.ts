@@ -212,6 +212,9 @@ export class BatchRun {
   private requestOf(part: BatchPart, requestId: string): ODataRequest {
     const target = this.targetOf(part);
     const headers: Record<string, string> = { ...part.headers };
+    // The part runs with the batch's principal; a copy of the batch's credentials (OpenUI5 sends one) goes no further.
+    delete headers['authorization'];
+    delete headers['proxy-authorization'];
     for (const name of ['if-match', 'if-none-match']) {
       const ref = referencedEtagId(headers[name]);
       if (ref === undefined) continue;

@@ -2,8 +2,10 @@
  * The checks of a parsed batch that do not depend on its format, made before any of it runs, so that
  * a malformed batch changes nothing (OData 4.0 Part 1 §11.7; JSON Format §19.1): request ids unique
  * (and not the name of an atomicity group), references (`$<id>` in URLs, If-Match, bindings) and `dependsOn`
- * only to requests before, every URL under the service root, no credentials in a part (a part runs
- * with the batch's: Protocol §11.7.7.1), no GET inside a change set.
+ * only to requests before, every URL under the service root, no other credentials in a part than
+ * the batch's (a part runs with the batch's; Protocol §11.7.7.1 forbids credentials in parts, but
+ * OpenUI5 copies its model's headers, Authorization included, into each part, so the same value is
+ * let through), no GET inside a change set.
  */
 import { BatchFormatError } from '../errors/odata-error.js';
 import { referencedEtagId, type BatchPart, type BatchRequest } from './batch-request.js';
@@ -14,8 +16,8 @@ import { partTarget, type BatchBase } from './part-url.js';
 /** Headers a part must not carry: the batch's credentials are the part's. */
 const CREDENTIAL_HEADERS: readonly string[] = ['authorization', 'proxy-authorization'];
 
-/** Throws a BatchFormatError for the first problem found. */
-export function checkBatch(batch: BatchRequest, base: BatchBase): void {
+/** Throws a BatchFormatError for the first problem found; `credentials` are the batch request's headers. */
+export function checkBatch(batch: BatchRequest, base: BatchBase, credentials: Readonly<Record<string, string | undefined>>): void {
   const seen = new Set<string>();
   const groups = new Set<string>();
   if (batch.format === 'json') {
@@ -32,8 +34,8 @@ export function checkBatch(batch: BatchRequest, base: BatchBase): void {
         seen.add(part.id);
       }
       for (const h of CREDENTIAL_HEADERS) {
-        if (part.headers[h] !== undefined) {
-          throw new BatchFormatError(`${Label} carries its own ${h === 'authorization' ? 'Authorization' : 'Proxy-Authorization'} header; every part runs with the credentials of the batch request, so send them there only.`);
+        if (part.headers[h] !== undefined && part.headers[h] !== credentials[h]) {
+          throw new BatchFormatError(`${Label} carries other credentials (its own ${h === 'authorization' ? 'Authorization' : 'Proxy-Authorization'} header) than the batch request; every part runs with the credentials of the batch, so send them there only.`);
         }
       }
       if (unit.kind === 'changeSet' && (part.method === 'GET' || part.method === 'HEAD')) {

@@ -60,7 +60,7 @@ export async function runBatch(svc: ServiceContext, req: ODataRequest, handlePar
   const tooMany = (): BatchFormatError => new BatchFormatError(`The batch has more than ${limits.maxBatchParts} requests (${limitSetting('maxBatchParts')}); send them in several batches.`);
   const batch = sent === 'multipart' ? parseMultipartBatch(req.body, req.headers['content-type'] ?? '', limits.maxBatchParts, tooMany) : parseJsonBatch(req, limits.maxJsonDepth, limits.maxBatchParts, tooMany);
   const base = { serviceRootUrl: req.serviceRootUrl, rootPath: limits.serviceRoot };
-  checkBatch(batch, base);
+  checkBatch(batch, base, req.headers);
   const preference = req.headers['prefer'] === undefined ? undefined : parsePrefer(req.headers['prefer']).preferences.continueOnError;
   // Multipart stops at the first failure unless asked to go on (Protocol §11.7.7.3); a JSON batch runs
   // every request whose dependencies succeeded unless asked to stop (JSON Format §19.4).

@@ -8,8 +8,10 @@ import { changeSet, httpPart, multipart, readMultipart } from '../helpers/batch-
 
 let t: TestService;
 let ecnId: string;
+let adminToken: string;
 beforeAll(async () => {
   t = startTestService();
+  adminToken = t.token('ADMIN');
   ecnId = (await t.call('GET', '/engChangeNotices?$top=1&$select=id')).json.value[0].id;
 });
 afterAll(() => t.close());
@@ -23,7 +25,7 @@ async function ecnCount(): Promise<number> {
 }
 
 function sendMultipart(body: string, contentType = MP, headers: Record<string, string> = {}): Promise<TestResponse> {
-  return t.call('POST', '/$batch', { body, headers: { 'Content-Type': contentType, ...headers } });
+  return t.call('POST', '/$batch', { body, headers: { 'Content-Type': contentType, ...headers }, token: adminToken });
 }
 
 describe('valid multipart batches', () => {
@@ -41,6 +43,7 @@ describe('valid multipart batches', () => {
     ['Content-ID in the request headers', () => multipart('b', [changeSet('c', [httpPart('POST engChangeNotices', { body: NEW_ECN, headers: { 'Content-ID': 'x' } }), httpPart('POST $x/engChangeNoticeComments', { body: { comment: 'c' }, headers: { 'Content-ID': 'y' } })])]), MP],
     ['a part with Content-Length and a trailing line', () => multipart('b', [httpPart('POST engChangeNotices', { headers: { 'Content-Type': 'application/json', 'Content-Length': String(JSON.stringify(NEW_ECN).length) }, body: `${JSON.stringify(NEW_ECN)}\r\n` })]), MP],
     ['an empty batch', () => '--b--\r\n', MP],
+    ["a part with a copy of the batch's own Authorization (as OpenUI5 sends)", () => multipart('b', [httpPart(`GET engChangeNotices(${ecnId})`, { headers: { Authorization: `Bearer ${adminToken}` } })]), MP],
   ];
   test.each(cases)('%s → 200, every part 2xx', async (_, body, contentType) => {
     const r = await sendMultipart(body(), contentType);
@@ -74,7 +77,7 @@ describe('malformed multipart batches → 400 naming the problem, nothing persis
     ['a repeated Content-ID', () => multipart('b', [changeSet('c', [httpPart('POST engChangeNotices', { body: NEW_ECN, mime: { 'Content-ID': '1' } }), httpPart('POST engChangeNotices', { body: NEW_ECN, mime: { 'Content-ID': '1' } })])]), /repeats the request id '1'/, MP],
     ['a reference to an unknown Content-ID', () => multipart('b', [changeSet('c', [httpPart('POST engChangeNotices', { body: NEW_ECN, mime: { 'Content-ID': '1' } }), httpPart('POST $9/engChangeNoticeComments', { body: { comment: 'x' }, mime: { 'Content-ID': '2' } })])]), /refers to \$9: no request before it has the id '9'/, MP],
     ['a forward reference', () => multipart('b', [changeSet('c', [httpPart('POST $2/engChangeNoticeComments', { body: { comment: 'x' }, mime: { 'Content-ID': '1' } }), httpPart('POST engChangeNotices', { body: NEW_ECN, mime: { 'Content-ID': '2' } })])]), /refers to \$2/, MP],
-    ['credentials in a part', () => multipart('b', [post(), httpPart('GET engChangeNotices', { headers: { Authorization: 'Bearer other' } })]), /carries its own Authorization header/, MP],
+    ['other credentials in a part', () => multipart('b', [post(), httpPart('GET engChangeNotices', { headers: { Authorization: 'Bearer other' } })]), /carries other credentials \(its own Authorization header\)/, MP],
     ['a base64 transfer encoding', () => multipart('b', [post(), httpPart('GET engChangeNotices', { mime: { 'Content-Transfer-Encoding': 'base64' } })]), /Content-Transfer-Encoding 'base64'/, MP],
     ['a Content-Length past the body', () => multipart('b', [post(), httpPart('POST engChangeNotices', { headers: { 'Content-Type': 'application/json', 'Content-Length': '999' }, body: '{}' })]), /Content-Length 999, but its body has 2 bytes/, MP],
     ['a chunked part', () => multipart('b', [post(), httpPart('POST engChangeNotices', { headers: { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' }, body: '2\r\n{}\r\n0\r\n' })]), /Transfer-Encoding/, MP],
@@ -144,7 +147,7 @@ describe('JSON batches', () => {
     ['a GET inside an atomicity group', { requests: [request({ atomicityGroup: 'g' }), { id: 'x', atomicityGroup: 'g', method: 'get', url: 'engChangeNotices' }] }, /GET inside a change set/],
     ['a URL outside the service', { requests: [request(), { id: 'x', method: 'get', url: 'https://elsewhere.example/engChangeNotices' }] }, /outside this service/],
     ['a nested batch', { requests: [request(), { id: 'x', method: 'post', url: '$batch', body: { requests: [] } }] }, /cannot contain another batch/],
-    ['credentials in a request', { requests: [request(), { id: 'x', method: 'get', url: 'engChangeNotices', headers: { authorization: 'Basic eDp5' } }] }, /carries its own Authorization header/],
+    ['other credentials in a request', { requests: [request(), { id: 'x', method: 'get', url: 'engChangeNotices', headers: { authorization: 'Basic eDp5' } }] }, /carries other credentials/],
     ['a reference to an unknown id', { requests: [request(), { id: 'x', method: 'post', url: '$q/engChangeNoticeComments', body: {} }] }, /refers to \$q/],
     ['a binary body that is not base64url', { requests: [request(), { id: 'x', method: 'put', url: 'engChangeOrders(00000000-0000-0000-0000-000000000000)/changeDescription', headers: { 'content-type': 'application/octet-stream' }, body: 'not base64!' }] }, /not base64url/],
     ['more requests than limits.maxBatchParts', { requests: Array.from({ length: 101 }, (_, i) => request({ id: `r${i}` })) }, /more than 100 requests/],
