@@ -51,6 +51,8 @@ export class BatchRun {
   private readonly pending = new Map<BatchPart, Outcome['resource']>();
   private stopped = false;
   private seq = 0;
+  /** Bytes the batch's answer may still take (limits.maxResponseBytes): the parts' bodies are held together. */
+  private left: number;
 
   constructor(
     private readonly svc: ServiceContext,
@@ -58,7 +60,14 @@ export class BatchRun {
     private readonly base: BatchBase,
     private readonly handlePart: PartHandler,
     private readonly continueOnError: boolean,
-  ) {}
+  ) {
+    this.left = svc.model.service.maxResponseBytes;
+  }
+
+  /** The response budget of each of `n` parts about to run together. */
+  private share(n: number): number {
+    return Math.max(0, Math.floor(this.left / n));
+  }
 
   /** Runs the batch; the results of the units run, in order. */
   async run(batch: BatchRequest): Promise<UnitResult[]> {
@@ -82,13 +91,14 @@ export class BatchRun {
 
   /** A request that is not a GET, on its own: as if sent alone. */
   private async runAlone(part: BatchPart): Promise<void> {
-    const response = this.blocked(part) ?? (await this.handle(part, { ...ownRunners(this.svc), inBatch: true }));
+    const response = this.blocked(part) ?? (await this.handle(part, { ...ownRunners(this.svc), inBatch: true, responseBytes: this.share(1) }));
     this.finish({ kind: 'request', result: { part, response } }, [{ part, response }]);
   }
 
   /** GETs that follow one another: handled up to their reads, which then run together in one snapshot. */
   private async runReads(parts: readonly BatchPart[]): Promise<void> {
     const run = new ReadRun(this.svc);
+    const responseBytes = this.share(parts.length);
     const responses: Promise<ODataResponse>[] = [];
     for (const [i, part] of parts.entries()) {
       const blocked = this.blocked(part);
@@ -96,7 +106,7 @@ export class BatchRun {
         responses.push(Promise.resolve(blocked));
         continue;
       }
-      const response = this.handle(part, { reads: run.runnerFor(i), writes: OWN_TRANSACTION, inBatch: true });
+      const response = this.handle(part, { reads: run.runnerFor(i), writes: OWN_TRANSACTION, inBatch: true, responseBytes });
       await Promise.race([run.handedOver(i), response]);
       responses.push(response);
     }
@@ -112,6 +122,7 @@ export class BatchRun {
   /** A change set: every part prepared in order, then all of their transaction bodies in one transaction. */
   private async runChangeSet(unit: Extract<BatchUnit, { kind: 'changeSet' }>): Promise<void> {
     const tx = new ChangeSetTransaction();
+    const responseBytes = this.share(unit.parts.length);
     const responses: Promise<ODataResponse>[] = [];
     let failed: number | undefined;
     for (const [i, part] of unit.parts.entries()) {
@@ -122,7 +133,7 @@ export class BatchRun {
         break;
       }
       const writes = tx.runnerFor(i, (created) => this.prepared(part, created));
-      const response = this.handle(part, { reads: this.svc.reads, writes, inBatch: true });
+      const response = this.handle(part, { reads: this.svc.reads, writes, inBatch: true, responseBytes });
       const ready = await Promise.race([tx.prepared(i).then(() => true), response.then(() => false)]);
       responses.push(response);
       if (!ready && !succeeded(await response)) {
@@ -154,6 +165,7 @@ export class BatchRun {
   private finish(result: UnitResult, parts: readonly PartResult[], group?: string, groupOk?: boolean): void {
     this.results.push(result);
     for (const { part, response } of parts) {
+      this.left -= (response.body?.length ?? 0) + 256; // its body, and room for its status line and headers
       const ok = groupOk ?? succeeded(response);
       if (part.id !== undefined) this.outcomes.set(part.id, { ok, resource: this.resourceOf(part, response, ok), etag: header(response, 'ETag') });
       this.pending.delete(part);

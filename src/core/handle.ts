@@ -159,6 +159,7 @@ function route(svc: ServiceContext, req: ODataRequest, principal: Principal | un
     contextPrefix: bound.company.kind === 'path' ? companyPrefix(companySet, company?.id) : '',
     reads: runners.reads,
     writes: runners.writes,
+    responseBytes: runners.responseBytes,
   });
 }
 

@@ -30,4 +30,6 @@ export interface OperationContext {
   readonly reads: ReadRunner;
   /** How the operation's transaction runs (its own, or its change set's). */
   readonly writes: WriteRunner;
+  /** The bytes the response body may take (limits.maxResponseBytes; a batch part's share of it). */
+  readonly responseBytes: number;
 }

@@ -49,9 +49,14 @@ export interface OperationRunners {
   readonly writes: WriteRunner;
   /** The request is a part of a `$batch`. */
   readonly inBatch: boolean;
+  /**
+   * The bytes its response body may take: limits.maxResponseBytes for a request alone; in a batch,
+   * its share of what the batch's answer has left (the parts' bodies are held together).
+   */
+  readonly responseBytes: number;
 }
 
 /** The runners of a request on its own. */
 export function ownRunners(svc: ServiceContext): OperationRunners {
-  return { reads: svc.reads, writes: OWN_TRANSACTION, inBatch: false };
+  return { reads: svc.reads, writes: OWN_TRANSACTION, inBatch: false, responseBytes: svc.model.service.maxResponseBytes };
 }

@@ -47,3 +47,21 @@ test('GETs that go to a read thread: all four in one job, as alone', async () =>
     t.close();
   }
 });
+
+test("limits.maxResponseBytes bounds a batch's whole answer: its GETs share it, each page ending early with a next link", async () => {
+  const t = startTestService({ metadataDir: metadataWithLimits({ maxResponseBytes: 65536 }) });
+  try {
+    const comments = Array.from({ length: 600 }, (_, i) => ({ comment: `Comment ${i} ${'x'.repeat(60)}` }));
+    expect((await t.call('POST', '/engChangeNotices', { body: { sourceType: 'Item', engChangeNoticeComments: comments }, headers: { Prefer: 'return=minimal' } })).status).toBe(204);
+    const alone = await t.call('GET', '/engChangeNoticeComments');
+    expect(alone.text.length).toBeGreaterThan(40_000); // one read alone may fill most of it
+    const r = await t.call('POST', '/$batch', { body: multipart('b', Array.from({ length: 4 }, () => httpPart('GET engChangeNoticeComments'))), headers: { 'Content-Type': 'multipart/mixed; boundary=b' } });
+    expect(r.status).toBe(200);
+    expect(r.text.length).toBeLessThan(65536 + 4 * 4096);
+    const parts = readMultipart(r.headers['Content-Type'] as string, r.text);
+    expect(parts.map((p) => p.status)).toEqual([200, 200, 200, 200]);
+    for (const p of parts) expect(JSON.parse(p.body)['@odata.nextLink']).toMatch(/\$skiptoken=/);
+  } finally {
+    t.close();
+  }
+});

@@ -66,9 +66,9 @@ function rowOf(result: StepResult | undefined): DbRow | undefined {
   return result.row;
 }
 
-/** The characters of a response body a page may fill (limits.maxResponseBytes less room for its frame). */
+/** The characters of a response body a page may fill (limits.maxResponseBytes, or a batch part's share, less room for its frame). */
 function pageBudget(ctx: OperationContext, context: string): number {
-  return Math.max(0, ctx.svc.model.service.maxResponseBytes - context.length - 4096);
+  return Math.max(0, ctx.responseBytes - context.length - 4096);
 }
 
 /**
@@ -171,8 +171,9 @@ export function readEntity(ctx: OperationContext): ODataResponse | Promise<OData
 
 /** 400: the one entity asked for, with its expansions, is larger than the response budget. */
 function responseTooLarge(ctx: OperationContext): QueryLimitError {
-  const max = ctx.svc.model.service.maxResponseBytes;
-  return new QueryLimitError(`The response would be larger than ${max} bytes (${limitSetting('maxResponseBytes')}); expand less, or put $select or $top inside the $expand.`, '$expand');
+  const max = ctx.responseBytes;
+  const shared = max < ctx.svc.model.service.maxResponseBytes ? ', shared by the requests of a batch' : '';
+  return new QueryLimitError(`The response would be larger than ${max} bytes (${limitSetting('maxResponseBytes')}${shared}); expand less, or put $select or $top inside the $expand.`, '$expand');
 }
 
 /** GET of one structural property (`.../number`), or its raw value (`.../number/$value`). */
