@@ -16,6 +16,8 @@ export interface ServiceLimits {
   readonly maxJsonDepth: number;
   /** Most requests in one `$batch`, those in change sets included; more is a 400. */
   readonly maxBatchParts: number;
+  /** Most entities a deep insert creates besides the one POSTed (all levels); more is a 400. */
+  readonly maxNestedEntities: number;
   /** Maximum $expand depth. */
   readonly maxExpandDepth: number;
   /** Maximum $top (top level and inside $expand). */
@@ -54,6 +56,7 @@ export const DEFAULT_LIMITS: ServiceLimits = Object.freeze({
   maxBodyBytes: 4 * 1024 * 1024,
   maxJsonDepth: 32,
   maxBatchParts: 100,
+  maxNestedEntities: 100,
   maxExpandDepth: 3,
   maxTop: 1_000_000,
   maxUrlLength: 32768,

@@ -49,7 +49,7 @@ test('GETs that go to a read thread: all four in one job, as alone', async () =>
 });
 
 test("limits.maxResponseBytes bounds a batch's whole answer: its GETs share it, each page ending early with a next link", async () => {
-  const t = startTestService({ metadataDir: metadataWithLimits({ maxResponseBytes: 65536 }) });
+  const t = startTestService({ metadataDir: metadataWithLimits({ maxResponseBytes: 65536, maxNestedEntities: 1000 }) });
   try {
     const comments = Array.from({ length: 600 }, (_, i) => ({ comment: `Comment ${i} ${'x'.repeat(60)}` }));
     expect((await t.call('POST', '/engChangeNotices', { body: { sourceType: 'Item', engChangeNoticeComments: comments }, headers: { Prefer: 'return=minimal' } })).status).toBe(204);

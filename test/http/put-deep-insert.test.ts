@@ -168,6 +168,17 @@ describe('deep insert', () => {
     }
   });
 
+  test('more children than limits.maxNestedEntities (100, all levels) → 400 naming the setting, nothing created', async () => {
+    const before = await count('/engChangeOrders');
+    const tasks = Array.from({ length: 100 }, (_, i) => ({ description: `t${i}` }));
+    const ok = await t.call('POST', '/engChangeOrders', { body: { description: 'at the limit', engChangeOrderTasks: tasks } });
+    expect(ok.status).toBe(201);
+    const r = await t.call('POST', '/engChangeNotices', { body: { ...NEW_ECN, engChangeNoticeComments: Array.from({ length: 101 }, (_, i) => ({ comment: String(i) })) } });
+    expect([r.status, r.json.error.target]).toEqual([400, 'engChangeNoticeComments']);
+    expect(r.json.error.message).toMatch(/at most 100 entities .*limits\.maxNestedEntities/);
+    expect(await count('/engChangeOrders')).toBe(before + 1);
+  });
+
   test('Prefer: return=minimal → 204 with Location; the children are there', async () => {
     const r = await t.call('POST', '/engChangeNotices', { body: { ...NEW_ECN, engChangeNoticeComments: [{ comment: 'x' }] }, headers: { Prefer: 'return=minimal' } });
     expect(r.status).toBe(204);
