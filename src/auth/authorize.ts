@@ -52,6 +52,12 @@ function check(principal: Principal, companyId: string | undefined, type: Entity
   }
 }
 
+/** Throws PermissionDeniedError (403) unless the principal may create rows of `type` (a child of a deep insert). */
+export function authorizeCreate(principal: Principal, companyId: string | undefined, type: EntityType): void {
+  check(principal, companyId, type, 'write');
+  check(principal, companyId, type, 'read');
+}
+
 /** Throws PermissionDeniedError (403) unless the principal may perform the request. */
 export function authorize(principal: Principal, companyId: string | undefined, path: ResourcePathBinding, options: QueryOptions, method: string): void {
   const last = path.steps[path.steps.length - 1];

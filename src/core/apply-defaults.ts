@@ -34,6 +34,14 @@ export function applyDefaults(svc: ServiceContext, type: EntityType, row: RowVal
   return filled;
 }
 
+/**
+ * Gives the row its generated key now, when the key's default is a new GUID and the row has none (a
+ * create inside a change set: later parts address the entity by it before the transaction runs).
+ */
+export function assignKeyFirst(type: EntityType, row: RowValues): void {
+  if (!row.has(type.key.name) && type.key.default?.kind === 'guid') row.set(type.key.name, timeOrderedUuid());
+}
+
 function defaultValue(svc: ServiceContext, type: EntityType, p: Property, d: DefaultValue, row: RowValues, input: DefaultsInput): StoredValue {
   switch (d.kind) {
     case 'value':

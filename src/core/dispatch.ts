@@ -29,8 +29,9 @@ export function dispatch(ctx: OperationContext): ODataResponse | Promise<ODataRe
     case 'entity':
       if (method === 'GET') return readEntity(ctx);
       if (method === 'PATCH') return update(ctx);
+      if (method === 'PUT') return update(ctx, true);
       if (method === 'DELETE') return remove(ctx);
-      throw methodNotAllowed(method, `a single '${type?.name ?? ''}' entity`, ['GET', 'PATCH', 'DELETE']);
+      throw methodNotAllowed(method, `a single '${type?.name ?? ''}' entity`, ['GET', 'PATCH', 'PUT', 'DELETE']);
     case 'count':
       if (method === 'GET') return readCount(ctx);
       throw methodNotAllowed(method, '$count', ['GET']);

@@ -20,6 +20,9 @@ import { OPENAPI_PATH } from '../serialize/openapi.js';
 import type { ODataRequest, ODataResponse, Principal } from './request.js';
 import { resolveCompany } from './resolve-company.js';
 import type { ServiceContext } from './service-context.js';
+import { ownRunners, type OperationRunners } from './operation-runners.js';
+import { BATCH_PATH, runBatch } from '../batch/run-batch.js';
+import { BatchFormatError } from '../errors/odata-error.js';
 
 const NO_SPAN = { start: 0, end: 0 };
 
@@ -86,7 +89,7 @@ function restrictRowScope(svc: ServiceContext, bound: ResourcePathBinding, optio
  * with an opaque token run without a microtask hop; throws synchronously or rejects alike.
  */
 function handleUnsafe(svc: ServiceContext, req: ODataRequest): ODataResponse | Promise<ODataResponse> {
-  if (svc.publicMetadata && isMetadataPath(req.path)) return route(svc, req, undefined);
+  if (svc.publicMetadata && isMetadataPath(req.path)) return route(svc, req, undefined, ownRunners(svc));
   const credential = req.headers['authorization'];
   if (svc.authFailures.anyRecent()) {
     // A credential that kept failing from this address is not checked again (conventions §11).
@@ -99,9 +102,9 @@ function handleUnsafe(svc: ServiceContext, req: ODataRequest): ODataResponse | P
   } catch (e) {
     throw countFailure(svc, req, e);
   }
-  if (!(principal instanceof Promise)) return route(svc, req, principal);
+  if (!(principal instanceof Promise)) return route(svc, req, principal, ownRunners(svc));
   return principal.then(
-    (p) => route(svc, req, p),
+    (p) => route(svc, req, p, ownRunners(svc)),
     (e: unknown) => {
       throw countFailure(svc, req, e);
     },
@@ -120,8 +123,14 @@ function rateLimited(svc: ServiceContext, req: ODataRequest, wait: number): TooM
   return new TooManyRequestsError(wait);
 }
 
-function route(svc: ServiceContext, req: ODataRequest, principal: Principal | undefined): ODataResponse | Promise<ODataResponse> {
+function route(svc: ServiceContext, req: ODataRequest, principal: Principal | undefined, runners: OperationRunners): ODataResponse | Promise<ODataResponse> {
   const method = req.method === 'HEAD' ? 'GET' : req.method;
+  if (req.path === BATCH_PATH) {
+    if (principal === undefined) throw new Error('$batch without a principal');
+    // A part is never a batch itself (the batch parsers refuse one): runners of a part mean a nested batch.
+    if (runners.inBatch) throw new BatchFormatError('A request inside a batch cannot be a batch itself.');
+    return runBatch(svc, req, (part, partRunners) => handleAuthenticated(svc, part, principal, partRunners));
+  }
   if (req.path === OPENAPI_PATH) {
     if (method !== 'GET') throw new MethodNotAllowedError(`'${req.method}' requests for the OpenAPI description are not allowed; use GET.`, ['GET']);
     return openApiDocument(svc);
@@ -148,7 +157,26 @@ function route(svc: ServiceContext, req: ODataRequest, principal: Principal | un
     company,
     links: { serviceRootUrl: req.serviceRootUrl, prefix: companyPrefix(companySet, company?.id) },
     contextPrefix: bound.company.kind === 'path' ? companyPrefix(companySet, company?.id) : '',
+    reads: runners.reads,
+    writes: runners.writes,
+    responseBytes: runners.responseBytes,
   });
+}
+
+/**
+ * Handles one request of a `$batch` for the batch's principal (authenticated once, for the whole
+ * batch) with the runners the batch gives it; never throws or rejects. Everything after
+ * authentication is the same as for a request on its own.
+ */
+export function handleAuthenticated(svc: ServiceContext, req: ODataRequest, principal: Principal, runners: OperationRunners): ODataResponse | Promise<ODataResponse> {
+  let r: ODataResponse | Promise<ODataResponse>;
+  try {
+    r = route(svc, req, principal, runners);
+  } catch (e) {
+    return finish(toErrorResponse(e, req.requestId, svc.log));
+  }
+  if (!(r instanceof Promise)) return finish(r);
+  return r.then(finish, (e: unknown) => finish(toErrorResponse(e, req.requestId, svc.log)));
 }
 
 /** Handles one request; never throws or rejects. A promise only when the request had to wait (see handleUnsafe). */

@@ -8,6 +8,7 @@ import type { CompanyIdentity } from './resolve-company.js';
 import type { BoundPath } from '../uri/bound-path.js';
 import type { QueryOptions } from '../uri/ast.js';
 import type { EntityLinkBase } from '../serialize/entity-json.js';
+import type { ReadRunner, WriteRunner } from './operation-runners.js';
 
 /** A resource path (not the service document or $metadata). */
 export type ResourcePathBinding = Extract<BoundPath, { kind: 'resource' }>;
@@ -25,4 +26,10 @@ export interface OperationContext {
   readonly links: EntityLinkBase;
   /** Prefix of context URLs: `companies(<id>)/` for company-scoped URLs, '' for unscoped ones. */
   readonly contextPrefix: string;
+  /** Where the operation's reads run (the service's read executor, or a batch's read run). */
+  readonly reads: ReadRunner;
+  /** How the operation's transaction runs (its own, or its change set's). */
+  readonly writes: WriteRunner;
+  /** The bytes the response body may take (limits.maxResponseBytes; a batch part's share of it). */
+  readonly responseBytes: number;
 }

@@ -12,6 +12,7 @@ import type { CompiledQuery } from '../sql/compile.js';
 import type { Dialect } from '../sql/dialect.js';
 import type { ODataError } from '../errors/odata-error.js';
 import type { ReadRequest } from './read-executor.js';
+import type { ReadOutcome } from './read-pool.js';
 import type { StepResult } from './read-steps.js';
 
 /** The engines the service runs on. */
@@ -36,6 +37,8 @@ export interface Statements {
 /** Where a request's reads run (db/read-executor.ts for SQLite). */
 export interface ReadRunner {
   run(read: ReadRequest): StepResult[] | Promise<StepResult[]>;
+  /** Several reads in one snapshot (a batch's GETs that follow one another); each read's failure is its own outcome. */
+  runTogether(reads: readonly ReadRequest[]): ReadOutcome[] | Promise<ReadOutcome[]>;
 }
 
 /** A database engine (see the file comment). */

@@ -10,7 +10,7 @@
 import { expectedWork, type ReadCost } from '../query/read-cost.js';
 import { runSteps, type ReadStep, type StepResult } from './read-steps.js';
 import type { Database } from './database.js';
-import type { ReadPool } from './read-pool.js';
+import type { ReadOutcome, ReadPool } from './read-pool.js';
 import { compile } from '../sql/compile.js';
 import { select } from '../sql/build.js';
 import type { SqlExpr } from '../sql/nodes.js';
@@ -69,6 +69,27 @@ export class ReadExecutor {
   /** The results of the read's steps: at once on the event loop, or a promise from a read thread. */
   run(read: ReadRequest): StepResult[] | Promise<StepResult[]> {
     if (this.pool !== undefined && this.threaded(read.cost)) return this.pool.run(read.cancellable());
+    return this.inline(read);
+  }
+
+  /**
+   * Runs several reads so that they see one snapshot (a batch's GETs that follow one another): one
+   * after the other on the event loop, in this turn's shared snapshot, when none of them would go to
+   * a thread; else all of them in one job of one read thread (one read transaction there), under one
+   * deadline. Each read's own failure is its outcome.
+   */
+  runTogether(reads: readonly ReadRequest[]): ReadOutcome[] | Promise<ReadOutcome[]> {
+    if (this.pool !== undefined && reads.some((r) => this.threaded(r.cost))) return this.pool.runTogether(reads.map((r) => r.cancellable()));
+    return reads.map((r): ReadOutcome => {
+      try {
+        return { ok: true, results: this.inline(r) };
+      } catch (error) {
+        return { ok: false, error };
+      }
+    });
+  }
+
+  private inline(read: ReadRequest): StepResult[] {
     const results = runSteps(this.db, read.steps);
     if (this.pool !== undefined && answerSize(results) > LARGE_ANSWER) this.markSlow(read.cost.costClass);
     return results;

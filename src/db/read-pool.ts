@@ -17,7 +17,10 @@ import type { Logger } from 'pino';
 import { ODataError, ServiceUnavailableError } from '../errors/odata-error.js';
 import { limitSetting } from '../edm/service-limits.js';
 import type { ReadStep, StepResult } from './read-steps.js';
-import type { WorkerJob, WorkerReply } from './read-worker.js';
+import type { WorkerError, WorkerJob, WorkerReply } from './read-worker.js';
+
+/** How one read of a job ended: its results, or the error it alone raised. */
+export type ReadOutcome = { readonly ok: true; readonly results: StepResult[] } | { readonly ok: false; readonly error: unknown };
 
 /**
  * The compiled thread script. Beside this module when it runs compiled; the tests run the sources,
@@ -39,9 +42,9 @@ function workerScript(): URL {
 
 interface Job {
   readonly id: number;
-  readonly steps: readonly ReadStep[];
+  readonly reads: readonly (readonly ReadStep[])[];
   readonly deadline: number;
-  readonly resolve: (r: StepResult[]) => void;
+  readonly resolve: (r: ReadOutcome[]) => void;
   readonly reject: (e: unknown) => void;
   timer?: NodeJS.Timeout;
   settled: boolean;
@@ -82,7 +85,19 @@ export class ReadPool {
   }
 
   /** Runs the steps (compiled cancellable) in a thread; rejects 503 when the time is up or too many wait. */
-  run(steps: readonly ReadStep[]): Promise<StepResult[]> {
+  async run(steps: readonly ReadStep[]): Promise<StepResult[]> {
+    const [outcome] = await this.runTogether([steps]);
+    if (outcome === undefined) throw new Error('a read thread gave no outcome');
+    if (!outcome.ok) throw outcome.error;
+    return outcome.results;
+  }
+
+  /**
+   * Runs several reads in one job of one thread, so in one read transaction (one snapshot): a batch's
+   * GETs. Each read's own failure is its outcome; the deadline, the queue limit and a failed thread
+   * reject the whole job.
+   */
+  runTogether(reads: readonly (readonly ReadStep[])[]): Promise<ReadOutcome[]> {
     if (this.closed) return Promise.reject(new Error('read pool closed'));
     const busy = this.slots.length >= this.options.threads && this.slots.every((s) => s.job !== undefined);
     if (busy && this.queue.length >= this.options.maxQueued) {
@@ -93,8 +108,8 @@ export class ReadPool {
         ),
       );
     }
-    return new Promise<StepResult[]>((resolve, reject) => {
-      const job: Job = { id: this.nextId++, steps, deadline: Date.now() + this.options.timeoutMs, resolve, reject, settled: false };
+    return new Promise<ReadOutcome[]>((resolve, reject) => {
+      const job: Job = { id: this.nextId++, reads, deadline: Date.now() + this.options.timeoutMs, resolve, reject, settled: false };
       job.timer = setTimeout(() => this.expire(job), this.options.timeoutMs);
       job.timer.unref();
       this.queue.push(job);
@@ -125,7 +140,7 @@ export class ReadPool {
       const job = this.queue.shift() as Job;
       if (job.settled) continue;
       slot.job = job;
-      const message: WorkerJob = { id: job.id, steps: job.steps, deadline: job.deadline };
+      const message: WorkerJob = { id: job.id, reads: job.reads, deadline: job.deadline };
       slot.worker.postMessage(message);
     }
   }
@@ -151,10 +166,9 @@ export class ReadPool {
     if (slot.watchdog !== undefined) clearTimeout(slot.watchdog);
     slot.watchdog = undefined;
     if (job !== undefined && job.id === reply.id) {
-      if ('results' in reply) this.settle(job, reply.results as StepResult[]);
+      if ('outcomes' in reply) this.settle(job, reply.outcomes.map((o): ReadOutcome => ('results' in o ? { ok: true, results: o.results as StepResult[] } : { ok: false, error: fromWorker(o.error) })));
       else if ('cancelled' in reply) this.settle(job, undefined, this.timeout());
-      else if (reply.error.status !== undefined && reply.error.code !== undefined) this.settle(job, undefined, new ODataError(reply.error.status, reply.error.code, reply.error.message, reply.error.target));
-      else this.settle(job, undefined, new Error(`read thread: ${reply.error.message}`));
+      else this.settle(job, undefined, fromWorker(reply.error));
     }
     this.dispatch();
   }
@@ -199,11 +213,16 @@ export class ReadPool {
     slot.watchdog.unref();
   }
 
-  private settle(job: Job, results: StepResult[] | undefined, error?: unknown): void {
+  private settle(job: Job, outcomes: ReadOutcome[] | undefined, error?: unknown): void {
     if (job.settled) return;
     job.settled = true;
     if (job.timer !== undefined) clearTimeout(job.timer);
     if (error !== undefined) job.reject(error);
-    else job.resolve(results as StepResult[]);
+    else job.resolve(outcomes as ReadOutcome[]);
   }
+}
+
+/** An error from a thread as the event loop raises it: an ODataError keeps its status and code. */
+function fromWorker(e: WorkerError): Error {
+  return e.status !== undefined && e.code !== undefined ? new ODataError(e.status, e.code, e.message, e.target) : new Error(`read thread: ${e.message}`);
 }

@@ -3,7 +3,8 @@
  * dialect's functions, and `odata_live()`, which fails the running statement once the job's deadline
  * has passed. Statements sent here are compiled `cancellable` (sql/compile.ts): the check is the first
  * condition of every SELECT, so a runaway lambda or scan ends within a few hundred rows of its deadline.
- * A job's statements run in one read transaction: they see one snapshot.
+ * A job's statements run in one read transaction: they see one snapshot. A job holds one read, or the
+ * reads of a batch's GETs (db/read-executor.ts runTogether), each of which may fail on its own.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
@@ -12,19 +13,44 @@ import { runSteps, type ReadStep, type StepConnection, type StepResult } from '.
 import { ODataError } from '../errors/odata-error.js';
 import type { CompiledQuery } from '../sql/compile.js';
 
-/** A job from the pool. */
+/** A job from the pool: the steps of one read or more, run in one read transaction. */
 export interface WorkerJob {
   readonly id: number;
-  readonly steps: readonly ReadStep[];
+  readonly reads: readonly (readonly ReadStep[])[];
   /** Epoch ms after which the statements fail. */
   readonly deadline: number;
 }
 
+/** An error as it crosses to the event loop's thread (an ODataError keeps its status and code). */
+export interface WorkerError {
+  readonly status?: number;
+  readonly code?: string;
+  readonly message: string;
+  readonly target?: string;
+}
+
+/** How one read of a job ended. */
+export type WorkerOutcome = { readonly results: readonly StepResult[] } | { readonly error: WorkerError };
+
 /** What the thread answers. */
 export type WorkerReply =
-  | { readonly id: number; readonly results: readonly StepResult[] }
+  | { readonly id: number; readonly outcomes: readonly WorkerOutcome[] }
   | { readonly id: number; readonly cancelled: true }
-  | { readonly id: number; readonly error: { readonly status?: number; readonly code?: string; readonly message: string; readonly target?: string } };
+  | { readonly id: number; readonly error: WorkerError };
+
+function workerError(e: unknown): WorkerError {
+  if (e instanceof ODataError) return { status: e.status, code: e.code, message: e.message, target: e.target };
+  return { message: e instanceof Error ? e.message : String(e) };
+}
+
+/** A large page as bytes in a transferred buffer: no copy on the event loop's thread. */
+function transferable(r: StepResult, transfer: ArrayBuffer[]): StepResult {
+  if (r.kind !== 'page' || typeof r.entities !== 'string' || r.entities.length < 65536) return r;
+  const bytes = Buffer.from(r.entities, 'utf8');
+  const own = bytes.byteOffset === 0 && bytes.buffer.byteLength === bytes.length ? bytes : Buffer.from(bytes);
+  transfer.push(own.buffer as ArrayBuffer);
+  return { ...r, entities: new Uint8Array(own.buffer, 0, own.length) };
+}
 
 class DeadlinePassed extends Error {}
 
@@ -64,33 +90,27 @@ function serve(file: string): void {
     deadline = job.deadline;
     calls = 0;
     let reply: WorkerReply;
+    const transfer: ArrayBuffer[] = [];
     try {
       conn.exec('BEGIN');
       try {
-        reply = { id: job.id, results: runSteps(connection, job.steps) };
+        const outcomes = job.reads.map((steps): WorkerOutcome => {
+          try {
+            return { results: runSteps(connection, steps).map((r) => transferable(r, transfer)) };
+          } catch (e) {
+            if (e instanceof DeadlinePassed) throw e;
+            return { error: workerError(e) };
+          }
+        });
+        reply = { id: job.id, outcomes };
       } finally {
         if (conn.inTransaction) conn.exec('COMMIT');
       }
     } catch (e) {
-      if (e instanceof DeadlinePassed) reply = { id: job.id, cancelled: true };
-      else if (e instanceof ODataError) reply = { id: job.id, error: { status: e.status, code: e.code, message: e.message, target: e.target } };
-      else reply = { id: job.id, error: { message: e instanceof Error ? e.message : String(e) } };
+      transfer.length = 0;
+      reply = e instanceof DeadlinePassed ? { id: job.id, cancelled: true } : { id: job.id, error: workerError(e) };
     }
     deadline = Infinity;
-    // A large page goes back as bytes in a transferred buffer: no copy on the event loop's thread.
-    const transfer: ArrayBuffer[] = [];
-    if ('results' in reply) {
-      reply = {
-        id: reply.id,
-        results: reply.results.map((r) => {
-          if (r.kind !== 'page' || typeof r.entities !== 'string' || r.entities.length < 65536) return r;
-          const bytes = Buffer.from(r.entities, 'utf8');
-          const own = bytes.byteOffset === 0 && bytes.buffer.byteLength === bytes.length ? bytes : Buffer.from(bytes);
-          transfer.push(own.buffer as ArrayBuffer);
-          return { ...r, entities: new Uint8Array(own.buffer, 0, own.length) };
-        }),
-      };
-    }
     port.postMessage(reply, transfer);
   });
 }

@@ -14,6 +14,10 @@ export interface ServiceLimits {
   readonly maxBodyBytes: number;
   /** Deepest nesting of a JSON request body (objects and arrays); deeper is a 400. */
   readonly maxJsonDepth: number;
+  /** Most requests in one `$batch`, those in change sets included; more is a 400. */
+  readonly maxBatchParts: number;
+  /** Most entities a deep insert creates besides the one POSTed (all levels); more is a 400. */
+  readonly maxNestedEntities: number;
   /** Maximum $expand depth. */
   readonly maxExpandDepth: number;
   /** Maximum $top (top level and inside $expand). */
@@ -51,6 +55,8 @@ export const DEFAULT_LIMITS: ServiceLimits = Object.freeze({
   maxPageSize: 20000,
   maxBodyBytes: 4 * 1024 * 1024,
   maxJsonDepth: 32,
+  maxBatchParts: 100,
+  maxNestedEntities: 100,
   maxExpandDepth: 3,
   maxTop: 1_000_000,
   maxUrlLength: 32768,

@@ -86,8 +86,14 @@ export function jsonToStored(value: unknown, p: Property): StoredValue {
       return String(value).toLowerCase();
     case 'Edm.Boolean':
       return value === true ? 1 : 0;
+    case 'Edm.Int64': {
+      if (typeof value === 'number') return value;
+      // A string (IEEE754Compatible, JSON Format §3.2) past 2^53 stays text: SQLite stores it in the
+      // INTEGER column exactly, where a JavaScript number would round it.
+      const n = Number(value);
+      return Number.isSafeInteger(n) ? n : String(value);
+    }
     case 'Edm.Int32':
-    case 'Edm.Int64':
     case 'Edm.Decimal':
     case 'Edm.Double':
       return typeof value === 'number' ? value : Number(value);

@@ -132,6 +132,26 @@ export class NotImplementedError extends ODataError {
 }
 
 /**
+ * 400 BadRequest: a `$batch` body that cannot be read as a batch (OData Protocol §11.7; JSON Format
+ * §19): bad framing, a part without a request line, a reference to nothing. Nothing of it ran.
+ */
+export class BatchFormatError extends ODataError {
+  constructor(message: string, target?: string) {
+    super(400, 'BadRequest', message, target);
+  }
+}
+
+/**
+ * 424 Failed Dependency: a request of a batch that was not run because a request it depends on failed,
+ * or a request of a change set that was rolled back because another one of it failed (JSON Format §19).
+ */
+export class FailedDependencyError extends ODataError {
+  constructor(message: string) {
+    super(424, 'BadRequest_FailedDependency', message);
+  }
+}
+
+/**
  * 503 with `Retry-After`: a read ran out of its time and was cancelled, or the read threads are busy
  * (conventions §11). The request may succeed later; nothing was changed.
  */

@@ -166,11 +166,16 @@ export async function inWriteTransaction<T>(svc: ServiceContext, identity: Write
     for (const event of session.events) enqueue(svc.db, event);
     return value;
   });
-  if (session.events.length > 0) svc.outboxSignal.notify('events');
-  const subscriptions = svc.model.eventTypes?.subscription.name;
-  if (session.committed.some((w) => w.ctx.entityType === subscriptions)) svc.outboxSignal.notify('subscriptions');
-  await runAfterCommit(session.committed, svc.log);
+  await afterCommit(svc, [session]);
   return result;
+}
+
+/** Signals the delivery worker (when events or webhook subscriptions were written) and runs the sessions' afterCommit hooks. */
+async function afterCommit(svc: ServiceContext, sessions: readonly WriteSession[]): Promise<void> {
+  if (sessions.some((s) => s.events.length > 0)) svc.outboxSignal.notify('events');
+  const subscriptions = svc.model.eventTypes?.subscription.name;
+  if (sessions.some((s) => s.committed.some((w) => w.ctx.entityType === subscriptions))) svc.outboxSignal.notify('subscriptions');
+  for (const s of sessions) await runAfterCommit(s.committed, svc.log);
 }
 
 /** How one item of a write batch ended. */
@@ -234,10 +239,7 @@ export async function inWriteBatch<I, T>(
     sessions = [];
     outcomes = await svc.db.sharedTransaction(() => run(true));
   }
-  if (sessions.some((s) => s.events.length > 0)) svc.outboxSignal.notify('events');
-  const subscriptions = svc.model.eventTypes?.subscription.name;
-  if (sessions.some((s) => s.committed.some((w) => w.ctx.entityType === subscriptions))) svc.outboxSignal.notify('subscriptions');
-  for (const session of sessions) await runAfterCommit(session.committed, svc.log);
+  await afterCommit(svc, sessions);
   return outcomes;
 }
 
@@ -250,4 +252,50 @@ export class BatchItemError extends Error {
     super(`item ${index} of the batch failed: ${error instanceof Error ? error.message : String(error)}`);
     this.name = 'BatchItemError';
   }
+}
+
+/** One write of a transaction shared by several (a change set's parts), with its own identity. */
+export interface WriteJob {
+  readonly identity: WriteIdentity;
+  readonly body: (session: WriteSession) => unknown;
+}
+
+/** The job of a shared transaction that threw (`error`), which rolled the whole transaction back. */
+export class WriteJobError extends Error {
+  constructor(
+    readonly index: number,
+    readonly error: unknown,
+  ) {
+    super(`write ${index + 1} of the transaction failed: ${error instanceof Error ? error.message : String(error)}`);
+    this.name = 'WriteJobError';
+  }
+}
+
+/**
+ * Runs several write bodies in ONE transaction, in order, each with its own write session (its
+ * identity, its events, its afterCommit hooks): a `$batch` change set, whose parts may each name
+ * another company (unlike inWriteBatch's items, which share one identity). All commit, or the first
+ * that throws rolls all of them back and the promise rejects with WriteJobError; their events are
+ * written to the outbox in the transaction, so they leave only if it commits. Each session writes its
+ * number-series counters back before the next body runs, so the next one reads them advanced. The
+ * transaction is one job of the turn's group commit (its own savepoint), like a request's write.
+ */
+export async function inOneWriteTransaction(svc: ServiceContext, jobs: readonly WriteJob[]): Promise<unknown[]> {
+  const sessions = jobs.map((j) => new WriteSession(svc, j.identity));
+  const results = await svc.db.sharedTransaction(() => {
+    const values = jobs.map((job, i) => {
+      const session = sessions[i] as WriteSession;
+      try {
+        const value = job.body(session);
+        session.finish();
+        return value;
+      } catch (e) {
+        throw new WriteJobError(i, e);
+      }
+    });
+    for (const session of sessions) for (const event of session.events) enqueue(svc.db, event);
+    return values;
+  });
+  await afterCommit(svc, sessions);
+  return results;
 }

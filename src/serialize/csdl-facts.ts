@@ -21,6 +21,32 @@ export const AGGREGATION_VOCABULARY = {
   jsonUri: 'https://oasis-tcs.github.io/odata-vocabularies/vocabularies/Org.OData.Aggregation.V1.json',
 } as const;
 
+/** The OASIS Capabilities vocabulary, referenced under the alias `Capabilities`. */
+export const CAPABILITIES_VOCABULARY = {
+  namespace: 'Org.OData.Capabilities.V1',
+  alias: 'Capabilities',
+  xmlUri: 'https://oasis-tcs.github.io/odata-vocabularies/vocabularies/Org.OData.Capabilities.V1.xml',
+  jsonUri: 'https://oasis-tcs.github.io/odata-vocabularies/vocabularies/Org.OData.Capabilities.V1.json',
+} as const;
+
+/**
+ * `Capabilities.BatchSupport` of the entity container (OData Protocol §11.7 asks services to advertise
+ * the optional batch features): what `$batch` supports (src/batch/): continue-on-error, `$<id>` in
+ * bodies and across change sets, `If-Match: $<id>`, both formats; no `if` conditions.
+ */
+export const BATCH_SUPPORT = {
+  term: 'BatchSupport',
+  booleans: {
+    Supported: true,
+    ContinueOnErrorSupported: true,
+    ReferencesInRequestBodiesSupported: true,
+    ReferencesAcrossChangeSetsSupported: true,
+    EtagReferencesSupported: true,
+    RequestDependencyConditionsSupported: false,
+  },
+  supportedFormats: ['multipart/mixed', 'application/json'],
+} as const;
+
 /**
  * `Aggregation.ApplySupported` of every entity set (Data Aggregation §7, ApplySupportedType): the
  * transformations `$apply` supports there (src/query/bind-apply.ts), no rollup hierarchies.

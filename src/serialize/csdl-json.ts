@@ -7,7 +7,7 @@
 import type { EdmModel, EntityType, EnumType, Property } from '../edm/model.js';
 import { assertNever } from '../util/assert-never.js';
 import {
-  AGGREGATION_VOCABULARY, APPLY_SUPPORTED, CORE_VOCABULARY, csdlActions, csdlNavigations, csdlTerms, descriptionAnnotations, entityTypeAnnotations, navigationBindings, propertyAnnotations, propertyTypeName,
+  AGGREGATION_VOCABULARY, APPLY_SUPPORTED, BATCH_SUPPORT, CAPABILITIES_VOCABULARY, CORE_VOCABULARY, csdlActions, csdlNavigations, csdlTerms, descriptionAnnotations, entityTypeAnnotations, navigationBindings, propertyAnnotations, propertyTypeName,
   type CoreAnnotation, type CsdlNavigation,
 } from './csdl-facts.js';
 
@@ -112,7 +112,7 @@ function entityContainer(model: EdmModel): JsonObject {
       [`@${AGGREGATION_VOCABULARY.alias}.${APPLY_SUPPORTED.term}`]: { Transformations: [...APPLY_SUPPORTED.transformations], Rollup: APPLY_SUPPORTED.rollup },
     };
   }
-  return { $Kind: 'EntityContainer', ...sets };
+  return { $Kind: 'EntityContainer', [`@${CAPABILITIES_VOCABULARY.alias}.${BATCH_SUPPORT.term}`]: { ...BATCH_SUPPORT.booleans, SupportedFormats: [...BATCH_SUPPORT.supportedFormats] }, ...sets };
 }
 
 /** The CSDL JSON document of `model` (`GET $metadata?$format=json`). */
@@ -131,6 +131,7 @@ export function toCsdlJson(model: EdmModel): object {
     $Reference: {
       [CORE_VOCABULARY.jsonUri]: { $Include: [{ $Namespace: CORE_VOCABULARY.namespace, $Alias: CORE_VOCABULARY.alias }] },
       [AGGREGATION_VOCABULARY.jsonUri]: { $Include: [{ $Namespace: AGGREGATION_VOCABULARY.namespace, $Alias: AGGREGATION_VOCABULARY.alias }] },
+      [CAPABILITIES_VOCABULARY.jsonUri]: { $Include: [{ $Namespace: CAPABILITIES_VOCABULARY.namespace, $Alias: CAPABILITIES_VOCABULARY.alias }] },
     },
     [model.service.namespace]: schema,
   };

@@ -7,7 +7,7 @@ import { XMLBuilder } from 'fast-xml-parser';
 import type { EdmModel, EntityType, EnumType, Property } from '../edm/model.js';
 import { assertNever } from '../util/assert-never.js';
 import {
-  AGGREGATION_VOCABULARY, APPLY_SUPPORTED, CORE_VOCABULARY, csdlActions, csdlNavigations, csdlTerms, descriptionAnnotations, entityTypeAnnotations, navigationBindings, propertyAnnotations, propertyTypeName,
+  AGGREGATION_VOCABULARY, APPLY_SUPPORTED, BATCH_SUPPORT, CAPABILITIES_VOCABULARY, CORE_VOCABULARY, csdlActions, csdlNavigations, csdlTerms, descriptionAnnotations, entityTypeAnnotations, navigationBindings, propertyAnnotations, propertyTypeName,
   type CoreAnnotation, type CsdlAction, type CsdlNavigation, type CsdlTerm,
 } from './csdl-facts.js';
 
@@ -134,7 +134,18 @@ const applySupported: XmlElement = {
   },
 };
 
-/** The `EntityContainer`: one set per entity type (contained types too, as BC exposes them), each declaring `$apply`. */
+/** `Capabilities.BatchSupport` as an XML annotation: a record of the batch features. */
+const batchSupport: XmlElement = {
+  '@_Term': `${CAPABILITIES_VOCABULARY.alias}.${BATCH_SUPPORT.term}`,
+  Record: {
+    PropertyValue: [
+      ...Object.entries(BATCH_SUPPORT.booleans).map(([name, value]) => ({ '@_Property': name, '@_Bool': String(value) })),
+      { '@_Property': 'SupportedFormats', Collection: { String: BATCH_SUPPORT.supportedFormats } },
+    ],
+  },
+};
+
+/** The `EntityContainer`: one set per entity type (contained types too, as BC exposes them), each declaring `$apply`; the batch features. */
 function entityContainer(model: EdmModel): XmlElement {
   return {
     '@_Name': model.service.containerName,
@@ -144,6 +155,7 @@ function entityContainer(model: EdmModel): XmlElement {
       ...children('NavigationPropertyBinding', navigationBindings(type).map((binding) => ({ '@_Path': binding.path, '@_Target': binding.target }))),
       Annotation: applySupported,
     })),
+    Annotation: batchSupport,
   };
 }
 
@@ -163,7 +175,7 @@ export function toCsdlXml(model: EdmModel): string {
     'edmx:Edmx': {
       '@_Version': '4.0',
       '@_xmlns:edmx': EDMX_NAMESPACE,
-      'edmx:Reference': [CORE_VOCABULARY, AGGREGATION_VOCABULARY].map((v) => ({
+      'edmx:Reference': [CORE_VOCABULARY, AGGREGATION_VOCABULARY, CAPABILITIES_VOCABULARY].map((v) => ({
         '@_Uri': v.xmlUri,
         'edmx:Include': { '@_Namespace': v.namespace, '@_Alias': v.alias },
       })),

@@ -95,7 +95,7 @@ function collectionPaths(type: EntityType, form: UrlForm, out: Record<string, Js
   };
 }
 
-/** GET, PATCH and DELETE of one entity addressed by `keyPath`; `id` tells the key used. */
+/** GET, PATCH, PUT and DELETE of one entity addressed by `keyPath`; `id` tells the key used. */
 function entityOperations(type: EntityType, form: UrlForm, id: string, by: string): Record<string, Json> {
   const names = schemaNames(type);
   const entity = { '200': { description: `The ${type.name}`, headers: { ETag: { $ref: '#/components/headers/ETag' } }, content: json(schemaRef(names.read)) } };
@@ -105,6 +105,11 @@ function entityOperations(type: EntityType, form: UrlForm, id: string, by: strin
       parameters: [parameterRef('ifMatch'), parameterRef('preferReturn')],
       requestBody: { required: true, content: json(schemaRef(names.update)) },
       responses: { ...entity, '204': { description: 'Changed (with Prefer: return=minimal)' } },
+    });
+    ops['put'] = operation(type, form, `replace${id}`, `Replace a ${type.name}${by} (what the body leaves out returns to its default, or null)`, {
+      parameters: [parameterRef('ifMatch'), parameterRef('preferReturn')],
+      requestBody: { required: true, content: json(schemaRef(names.update)) },
+      responses: { ...entity, '204': { description: 'Replaced (with Prefer: return=minimal)' } },
     });
   }
   if (type.capabilities.deletable) {

@@ -75,6 +75,35 @@ function servicePaths(publicMetadata: boolean): Record<string, JsonObject> {
     '/': get('service-document', 'The service document: the entity sets', { 'application/json': { schema: { type: 'object', properties: { '@odata.context': { type: 'string' }, value: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, kind: { type: 'string' }, url: { type: 'string' } } } } } } } }),
     '/$metadata': get('service-metadata', 'The metadata document (CSDL XML; CSDL JSON with $format=json)', { 'application/xml': { schema: { type: 'string' } }, 'application/json': { schema: { type: 'object' } } }),
     [OPENAPI_PATH]: get('service-openapi', 'This OpenAPI description', { 'application/json': { schema: { type: 'object' } } }),
+    '/$batch': { post: batchOperation() },
+  };
+}
+
+/** `POST /$batch` (OData Protocol §11.7, JSON Format §19): several requests in one, change sets in one transaction. */
+function batchOperation(): JsonObject {
+  const request = {
+    type: 'object',
+    required: ['id', 'method', 'url'],
+    properties: {
+      id: { type: 'string' },
+      method: { type: 'string', enum: ['get', 'post', 'patch', 'put', 'delete', 'GET', 'POST', 'PATCH', 'PUT', 'DELETE'] },
+      url: { type: 'string', description: 'Relative to the service root; `$<id>/...` addresses what request <id> created.' },
+      atomicityGroup: { type: 'string', description: 'Requests of one group (adjacent) run in one transaction: all or nothing.' },
+      dependsOn: { type: 'array', items: { type: 'string' } },
+      headers: { type: 'object', additionalProperties: { type: 'string' } },
+      body: {},
+    },
+  };
+  const multipart = { schema: { type: 'string', description: 'multipart/mixed with a boundary parameter: application/http parts and multipart/mixed change sets.' } };
+  return {
+    tags: ['service'],
+    operationId: 'service-batch',
+    summary: 'Several requests in one: multipart/mixed (OData 4.0, change sets) or JSON (OData 4.01, atomicity groups)',
+    requestBody: { required: true, content: { 'multipart/mixed': multipart, 'application/json': { schema: { type: 'object', required: ['requests'], properties: { requests: { type: 'array', items: request } } } } } },
+    responses: {
+      '200': { description: 'One response per request (in the format Accept names, else the request’s)', content: { 'multipart/mixed': multipart, 'application/json': { schema: { type: 'object', properties: { responses: { type: 'array', items: { type: 'object' } } } } } } },
+      '4XX': { $ref: '#/components/responses/error' },
+    },
   };
 }
 

@@ -6,7 +6,7 @@
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import type { EntityType, Property } from '../edm/model.js';
+import type { EntityType, NavigationProperty, Property } from '../edm/model.js';
 import { BodyValidationError, NotImplementedError, type ErrorDetail } from '../errors/odata-error.js';
 import { bodySchema } from './body-schemas.js';
 import { decimalFacetProblem } from '../edm/values.js';
@@ -29,9 +29,11 @@ export class BodyValidator {
 
   /**
    * Checks a parsed JSON body; returns the property values it sets (instance annotations dropped).
-   * Throws BodyValidationError (400) or NotImplementedError (501, deep insert/update).
+   * With `nested`, the contained children of a create (deep insert, OData 4.01 §11.4.2.2) are put
+   * there by navigation, unchecked; without it, or for other navigations, they are a 501.
+   * Throws BodyValidationError (400) or NotImplementedError (501, deep update, other navigations).
    */
-  validate(type: EntityType, body: unknown, mode: BodyMode): Map<Property, unknown> {
+  validate(type: EntityType, body: unknown, mode: BodyMode, nested?: Map<NavigationProperty, unknown>): Map<Property, unknown> {
     if (body === null || typeof body !== 'object' || Array.isArray(body)) {
       throw new BodyValidationError('BadRequest', 'Invalid Request Body: the body must be a JSON object with the fields to set.');
     }
@@ -42,13 +44,26 @@ export class BodyValidator {
       if (!Object.prototype.hasOwnProperty.call(members, name)) continue;
       const value = members[name];
       if (name.includes('@')) {
-        if (name.endsWith('@odata.bind')) throw new NotImplementedError(`Binding related entities ('${name}') is not supported; set the reference field instead.`);
+        if (name.endsWith('@odata.bind')) throw new NotImplementedError(`Binding '${name}' is not supported: only single-valued navigations can be bound; set the reference field instead.`);
         continue; // instance annotations such as @odata.etag or @odata.type are ignored
       }
       const prop = type.propertyByName.get(name);
       if (prop === undefined) {
-        if (type.navigationByName.get(name)?.exposed === true) {
-          throw new NotImplementedError(`Deep insert and deep update are not supported: send '${name}' records with their own requests.`);
+        const nav = type.navigationByName.get(name);
+        if (nav?.exposed === true) {
+          // Deep insert of contained children (conventions §8): the caller validates each child as its own body.
+          const deep = mode === 'create' && nav.containsTarget && nav.collection;
+          if (deep && nested !== undefined) {
+            nested.set(nav, value);
+            continue;
+          }
+          throw new NotImplementedError(
+            mode === 'update'
+              ? `Deep update is not supported: send '${name}' records with their own requests.`
+              : deep
+                ? `'${name}' records cannot be created inside this request; send them with their own requests.`
+                : `'${name}' records cannot be created inside a ${type.name}: only contained children can (deep insert); send them with their own requests.`,
+          );
         }
         details.push({ code: 'BadRequest', target: name, message: `The property '${name}' does not exist on type '${type.qualifiedName}'.` });
         continue;
@@ -64,7 +79,7 @@ export class BodyValidator {
       values.set(prop, value);
     }
     if (details.length === 0) details.push(...this.typeErrors(type, body, mode));
-    if (details.length === 0) details.push(...decimalErrors(values));
+    if (details.length === 0) details.push(...decimalErrors(values), ...int64Errors(values));
     const first = details[0];
     if (first !== undefined) {
       const message = details.length === 1 ? first.message : `${first.message} (and ${details.length - 1} more problem${details.length > 2 ? 's' : ''}; see details)`;
@@ -103,6 +118,20 @@ function decimalErrors(values: ReadonlyMap<Property, unknown>): ErrorDetail[] {
     if (typeof value !== 'number' && typeof value !== 'string') continue;
     const problem = decimalFacetProblem(value, prop.precision, prop.scale);
     if (problem !== undefined) out.push({ code: 'Application_FieldValidationException', target: prop.name, message: `The value ${JSON.stringify(value)} of field '${prop.name}' ${problem}.` });
+  }
+  return out;
+}
+
+const INT64_MAX = 9223372036854775807n;
+
+/** Edm.Int64 values sent as strings (IEEE754Compatible) outside the 64-bit range the schema's pattern cannot bound. */
+function int64Errors(values: ReadonlyMap<Property, unknown>): ErrorDetail[] {
+  const out: ErrorDetail[] = [];
+  for (const [p, v] of values) {
+    if (p.type.kind !== 'enum' && p.type.name === 'Edm.Int64' && typeof v === 'string' && /^[+-]?\d+$/.test(v)) {
+      const n = BigInt(v);
+      if (n > INT64_MAX || n < -INT64_MAX - 1n) out.push({ code: 'Application_FieldValidationException', target: p.name, message: `The value "${v}" of field '${p.name}' is outside the range of Edm.Int64.` });
+    }
   }
   return out;
 }

@@ -72,7 +72,10 @@ const cases: Case[] = [
   { name: 'unknown work center group', method: 'PATCH', url: T, body: { workCenterGroupCode: 'WC-NONE' }, headers: star, status: 400, code: 'Application_FieldValidationException', target: 'workCenterGroupCode' },
   { name: 'duplicate ECN number', method: 'POST', url: () => '/engChangeNotices', body: () => ({ number: ecn.number }), status: 409, code: 'Internal_EntityWithSameKeyExists', target: 'number' },
   { name: 'duplicate alternate key', method: 'POST', url: () => `/engChangeOrders(${task.engChangeOrderId})/engChangeOrderTasks`, body: () => ({ lineNo: task.lineNo }), status: 409, code: 'Internal_EntityWithSameKeyExists', target: 'engChangeOrderId' },
-  { name: 'deep insert', method: 'POST', url: () => '/engChangeNotices', body: { engChangeNoticeComments: [{ comment: 'x' }] }, status: 501, code: 'BadRequest_NotImplemented' },
+  { name: 'deep insert of a related, not contained, entity', method: 'POST', url: () => '/engChangeNotices', body: { changeReason: { code: 'X' } }, status: 501, code: 'BadRequest_NotImplemented' },
+  { name: 'deep insert of children that refuse POST', method: 'POST', url: () => '/engChangeNotices', body: { engChangeNoticeBOMLines: [{ description: 'x' }] }, status: 405, code: 'BadRequest_MethodNotAllowed' },
+  { name: 'deep insert that is not an array', method: 'POST', url: () => '/engChangeNotices', body: { engChangeNoticeComments: { comment: 'x' } }, status: 400, code: 'BadRequest', target: 'engChangeNoticeComments' },
+  { name: 'deep update', method: 'PATCH', url: E, body: { engChangeNoticeComments: [{ comment: 'x' }] }, headers: { 'If-Match': '*' }, status: 501, code: 'BadRequest_NotImplemented' },
   { name: 'parent mismatch on nested POST', method: 'POST', url: () => `${E()}/engChangeNoticeComments`, body: { engChangeNoticeId: '2f0c0a6e-1b2c-4d5e-8f90-0123456789ab' }, status: 400, code: 'BadRequest_InvalidOperation', target: 'engChangeNoticeId' },
   // Keys and URLs
   { name: 'bad GUID key', method: 'GET', url: () => '/engChangeNotices(123-abc)', status: 400, code: 'BadRequest_InvalidRequestUrl' },
@@ -89,7 +92,8 @@ const cases: Case[] = [
   { name: 'negative $top', method: 'GET', url: () => '/engChangeNotices?$top=-1', status: 400, code: 'BadRequest_InvalidRequestUrl' },
   { name: 'unknown property in $select', method: 'GET', url: () => '/engChangeNotices?$select=nope', status: 400, code: 'BadRequest_NotFound' },
   // Methods
-  { name: 'PUT on an entity', method: 'PUT', url: E, body: {}, status: 405, code: 'BadRequest_MethodNotAllowed' },
+  { name: 'PUT on an entity without If-Match', method: 'PUT', url: E, body: {}, status: 428, code: 'BadRequest_InvalidToken' },
+  { name: 'PUT on a collection', method: 'PUT', url: () => '/engChangeNotices', body: {}, status: 405, code: 'BadRequest_MethodNotAllowed' },
   { name: 'PATCH on a collection', method: 'PATCH', url: () => '/engChangeNotices', body: {}, status: 405, code: 'BadRequest_MethodNotAllowed' },
   { name: 'DELETE on a collection', method: 'DELETE', url: () => '/engChangeNotices', status: 405, code: 'BadRequest_MethodNotAllowed' },
   { name: 'GET on an action', method: 'GET', url: () => `${E()}/Microsoft.NAV.createEngChangeOrder`, status: 405, code: 'BadRequest_MethodNotAllowed' },

@@ -67,10 +67,12 @@ test('every entity set is there in each URL form it has, with key, $count, navig
       for (const media of type.properties.filter((p) => p.storage.kind === 'media')) expect(Object.keys(doc.paths[`${entity}/${media.name}`] ?? {})).toEqual(expect.arrayContaining(['get', 'put']));
       expect(Object.keys(doc.paths[set] ?? {}).includes('post')).toBe(type.capabilities.insertable);
       expect(Object.keys(doc.paths[entity] ?? {}).includes('patch')).toBe(type.capabilities.updatable);
+      expect(Object.keys(doc.paths[entity] ?? {}).includes('put')).toBe(type.capabilities.updatable);
       expect(Object.keys(doc.paths[entity] ?? {}).includes('delete')).toBe(type.capabilities.deletable);
     }
   }
   // The sets of the demo model that are both company-scoped and unscoped, spot-checked by name.
+  expect(doc.paths).toHaveProperty(['/$batch', 'post']);
   expect(doc.paths).toHaveProperty(['/companies({companyId})/engChangeNotices({id})/Microsoft.NAV.createEngChangeOrder', 'post']);
   expect(doc.paths).toHaveProperty(['/engChangeNotices({id})/Microsoft.NAV.createEngChangeOrder', 'post']);
   expect(doc.paths).toHaveProperty(['/engChangeOrders({id})/changeDescription', 'put']);

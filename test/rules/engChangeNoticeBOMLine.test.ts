@@ -38,10 +38,10 @@ test('POST on every BOM line collection route → 405 with Allow: GET; no line i
   }
 });
 
-test('DELETE on every BOM line route → 405 with Allow: GET, PATCH; the line stays', async () => {
+test('DELETE on every BOM line route → 405 with Allow: GET, PATCH, PUT; the line stays', async () => {
   for (const [, url] of entities()) {
     const r = await refused(t, () => t.call('DELETE', url), 405, 'BadRequest_MethodNotAllowed', 'cannot be deleted');
-    expect(r.headers['Allow']).toBe('GET, PATCH');
+    expect(r.headers['Allow']).toBe('GET, PATCH, PUT');
     expect((await t.call('GET', url)).status).toBe(200);
   }
 });

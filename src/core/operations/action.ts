@@ -10,7 +10,6 @@ import type { StoredValue } from '../../edm/values.js';
 import { NotImplementedError } from '../../errors/odata-error.js';
 import { contextUrl } from '../../serialize/context-url.js';
 import { rowEtag } from '../../serialize/entity-json.js';
-import { inWriteTransaction } from '../../hooks/write-session.js';
 import { negotiateJson } from '../format.js';
 import type { OperationContext } from '../operation-context.js';
 import type { ODataResponse } from '../request.js';
@@ -30,7 +29,7 @@ export async function invokeAction(ctx: OperationContext, action: BoundAction): 
   const identity = writeIdentity(ctx);
   const returnType = action.returnType;
 
-  const result = await inWriteTransaction(svc, identity, (session) => {
+  const result = await ctx.writes.run(svc, identity, (session) => {
     const target = loadTarget(svc, ctx.path.steps, identity.companyId);
     checkIfMatch(ctx.req, rowEtag(target.row), false);
     const returned = session.invoke(target.type, action.name, handler, target.row);

@@ -8,7 +8,6 @@
 import { compile } from '../../sql/compile.js';
 import { col, eq, param, select } from '../../sql/build.js';
 import type { StoredValue } from '../../edm/values.js';
-import { inWriteTransaction } from '../../hooks/write-session.js';
 import { BodyValidationError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../../errors/odata-error.js';
 import { rowEtag } from '../../serialize/entity-json.js';
 import type { OperationContext } from '../operation-context.js';
@@ -74,7 +73,7 @@ export async function writeMedia(ctx: OperationContext): Promise<ODataResponse> 
   if (type === undefined) throw new Error('empty path');
   const changes = await beforeWrite(ctx, type, 'update', new Map<string, StoredValue>([[property.name, body.length === 0 ? null : body]]));
   const identity = writeIdentity(ctx);
-  const etag = await inWriteTransaction(svc, identity, (session) => {
+  const etag = await ctx.writes.run(svc, identity, (session) => {
     const target = loadTarget(svc, ctx.path.steps, identity.companyId);
     checkIfMatch(ctx.req, rowEtag(target.row), true);
     return rowEtag(session.update(target.type, target.row, changes));

@@ -18,7 +18,7 @@ import { countValue, jsonResponse } from '../responses.js';
 const PLAIN = { metadata: 'minimal', ieee754Compatible: false } as const;
 
 function run<T>(ctx: OperationContext, plan: AggregatedReadPlan, steps: (p: AggregatedReadPlan) => ReadStep[], again: () => AggregatedReadPlan, done: (results: StepResult[]) => T): T | Promise<T> {
-  const results = ctx.svc.engine.reads.run({ steps: steps(plan), cancellable: () => steps(again()), cost: plan.cost });
+  const results = ctx.reads.run({ steps: steps(plan), cancellable: () => steps(again()), cost: plan.cost });
   return results instanceof Promise ? results.then(done) : done(results);
 }
 
@@ -38,7 +38,7 @@ export function readAggregated(ctx: OperationContext): ODataResponse | Promise<O
   // Instances of several shapes (concat) are described as any structure (Data Aggregation §3.3.1's example).
   const select = aggregation.kind === 'concat' ? ['@Core.AnyStructure'] : aggregatedContextSelect(aggregation.segments[0] ?? []);
   const context = contextUrl(ctx.req.serviceRootUrl, ctx.contextPrefix, contextPath(ctx.path.steps, resolved.keys), select, false);
-  const budget = Math.max(0, ctx.svc.model.service.maxResponseBytes - context.length - 4096);
+  const budget = Math.max(0, ctx.responseBytes - context.length - 4096);
   const respond = (rows: readonly Record<string, unknown>[], count: number | undefined, nextLink: string | undefined): ODataResponse => {
     const body: Record<string, unknown> = {};
     if (format.metadata !== 'none') body['@odata.context'] = context;

@@ -56,7 +56,7 @@ export function contextSelect(q: PlannedQuery): string[] | undefined {
  * compiled for a thread. Synchronous when the read stays on the event loop.
  */
 function runRead<T>(ctx: OperationContext, plan: ReadPlan, steps: ReadStep[], cancellable: () => ReadStep[], done: (results: StepResult[]) => T | Promise<T>): T | Promise<T> {
-  const results = ctx.svc.engine.reads.run({ steps, cancellable, cost: plan.cost });
+  const results = ctx.reads.run({ steps, cancellable, cost: plan.cost });
   return results instanceof Promise ? results.then(done) : done(results);
 }
 
@@ -65,9 +65,9 @@ function rowOf(result: StepResult | undefined): DbRow | undefined {
   return result.row;
 }
 
-/** The characters of a response body a page may fill (limits.maxResponseBytes less room for its frame). */
+/** The characters of a response body a page may fill (limits.maxResponseBytes, or a batch part's share, less room for its frame). */
 function pageBudget(ctx: OperationContext, context: string): number {
-  return Math.max(0, ctx.svc.model.service.maxResponseBytes - context.length - 4096);
+  return Math.max(0, ctx.responseBytes - context.length - 4096);
 }
 
 /**
@@ -170,8 +170,9 @@ export function readEntity(ctx: OperationContext): ODataResponse | Promise<OData
 
 /** 400: the one entity asked for, with its expansions, is larger than the response budget. */
 function responseTooLarge(ctx: OperationContext): QueryLimitError {
-  const max = ctx.svc.model.service.maxResponseBytes;
-  return new QueryLimitError(`The response would be larger than ${max} bytes (${limitSetting('maxResponseBytes')}); expand less, or put $select or $top inside the $expand.`, '$expand');
+  const max = ctx.responseBytes;
+  const shared = max < ctx.svc.model.service.maxResponseBytes ? ', shared by the requests of a batch' : '';
+  return new QueryLimitError(`The response would be larger than ${max} bytes (${limitSetting('maxResponseBytes')}${shared}); expand less, or put $select or $top inside the $expand.`, '$expand');
 }
 
 /** GET of one structural property (`.../number`), or its raw value (`.../number/$value`). */

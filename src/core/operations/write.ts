@@ -1,17 +1,18 @@
 /**
- * POST (create), PATCH (update) and DELETE on entity sets and navigations (OData Protocol §11.4).
- * Each write validates the body, runs the type's async `beforeWrite` hook, then one synchronous
- * transaction (resolve the path, load and check the ETag, the model's checks, `validateWrite` hooks,
- * the statement, outbox rows), then the `afterCommit` hooks, then answers. Row-scoped types check the
- * body's company before any hook runs. Nothing here knows an entity.
+ * POST (create, with deep insert), PATCH (update), PUT (replace) and DELETE on entity sets and
+ * navigations (OData Protocol §11.4). Each write has three phases: prepare (validate the body, the
+ * type's async `beforeWrite` hook), execute (one synchronous transaction body: resolve the path, load
+ * and check the ETag, the model's checks, `validateWrite` hooks, the statement, outbox rows; run by
+ * `ctx.writes`, alone or in a change set's transaction), then respond (after COMMIT and the
+ * `afterCommit` hooks). Row-scoped types check the body's company before any hook runs. Nothing here
+ * knows an entity.
  */
-import type { EntityType, Property } from '../../edm/model.js';
-import { jsonToStored, type StoredValue } from '../../edm/values.js';
+import type { EntityType, NavigationProperty, Property } from '../../edm/model.js';
+import type { StoredValue } from '../../edm/values.js';
 import type { DbRow } from '../../db/database.js';
 import { BodyValidationError, MethodNotAllowedError } from '../../errors/odata-error.js';
 import { contextPath, contextUrl } from '../../serialize/context-url.js';
-import { entityToJson, rowEtag } from '../../serialize/entity-json.js';
-import { inWriteTransaction } from '../../hooks/write-session.js';
+import { rowEtag } from '../../serialize/entity-json.js';
 import { negotiateJson } from '../format.js';
 import type { OperationContext } from '../operation-context.js';
 import type { ODataResponse } from '../request.js';
@@ -22,12 +23,9 @@ import { checkIfMatch, preferReturn, readJsonBody } from '../request-body.js';
 import { beforeWrite, writeIdentity } from './write-hooks.js';
 import { authorizeRowCompany } from '../../auth/authorize.js';
 import { assignedRowSecret, secretAnnotation, withSecretAnnotation } from '../row-secret.js';
-
-function storedValues(values: Map<Property, unknown>): RowValues {
-  const row: RowValues = new Map();
-  for (const [p, v] of values) row.set(p.name, jsonToStored(v, p));
-  return row;
-}
+import { assignKeyFirst } from '../apply-defaults.js';
+import { createChildren, prepareChildren, storedValues, withChildren } from './deep-insert.js';
+import { applyBindings } from '../bind-references.js';
 
 function notAllowed(type: EntityType, what: string, allowed: string[]): MethodNotAllowedError {
   return new MethodNotAllowedError(`${what} is not allowed on ${type.entitySet}: records of this kind cannot be ${what === 'POST' ? 'created' : 'deleted'} through the API.`, allowed);
@@ -61,33 +59,43 @@ function authorizeRowScope(ctx: OperationContext, type: EntityType, row: RowValu
 }
 
 /**
- * POST to a collection: creates an entity; 201 with it (or 204 with `Prefer: return=minimal`). A type
- * with a per-row secret always answers 201 with the body: the secret annotation is shown this once.
+ * POST to a collection: creates an entity, and the contained children its body nests (deep insert);
+ * 201 with it and its children (or 204 with `Prefer: return=minimal`). A type with a per-row secret
+ * always answers 201 with the body: the secret annotation is shown this once.
  */
 export async function create(ctx: OperationContext): Promise<ODataResponse> {
   const { svc } = ctx;
   const type = lastType(ctx);
   if (!type.capabilities.insertable) throw notAllowed(type, 'POST', ['GET']);
   const format = negotiateJson(ctx.options.format, ctx.req.headers['accept']);
-  const given = svc.validator.validate(type, readJsonBody(ctx.req, svc.model.service.maxJsonDepth), 'create');
+  const nested = new Map<NavigationProperty, unknown>();
+  const body = applyBindings(svc, type, readJsonBody(ctx.req, svc.model.service.maxJsonDepth), ctx.req.serviceRootUrl);
+  const given = svc.validator.validate(type, body, 'create', nested);
   const values = storedValues(given);
   authorizeRowScope(ctx, type, values);
   const row = await beforeWrite(ctx, type, 'create', values);
+  const children = nested.size === 0 ? [] : await prepareChildren(ctx, nested);
+  if (ctx.writes.keysFirst) assignKeyFirst(type, row);
   const identity = writeIdentity(ctx);
 
-  const created = await inWriteTransaction(svc, identity, (session): { row: DbRow; keys: StoredValue[] } => {
-    const resolved = resolvePath(svc, ctx.path.steps, identity.companyId);
-    // Creating through a navigation sets the reference to the parent.
-    for (const c of resolved.conditions) {
-      const sent = row.get(c.property);
-      if (sent !== undefined && sent !== c.value) {
-        throw new BodyValidationError('BadRequest_InvalidOperation', `The field '${c.property}' must be ${String(c.value)} (the parent in the URL) or left out.`, c.property);
+  const created = await ctx.writes.run(
+    svc,
+    identity,
+    (session) => {
+      const resolved = resolvePath(svc, ctx.path.steps, identity.companyId);
+      // Creating through a navigation sets the reference to the parent.
+      for (const c of resolved.conditions) {
+        const sent = row.get(c.property);
+        if (sent !== undefined && sent !== c.value) {
+          throw new BodyValidationError('BadRequest_InvalidOperation', `The field '${c.property}' must be ${String(c.value)} (the parent in the URL) or left out.`, c.property);
+        }
+        row.set(c.property, c.value);
       }
-      row.set(c.property, c.value);
-    }
-    const stored = session.create(type, row);
-    return { row: stored, keys: [...resolved.keys, stored[type.key.name] as StoredValue] };
-  });
+      const stored = session.create(type, row);
+      return { row: stored, keys: [...resolved.keys, stored[type.key.name] as StoredValue], children: createChildren(session, stored, children) };
+    },
+    { type, key: row.get(type.key.name) },
+  );
 
   const opts = { format, links: ctx.links };
   const headers = createdHeaders(type, created.row, opts);
@@ -95,23 +103,48 @@ export async function create(ctx: OperationContext): Promise<ODataResponse> {
   if (preferReturn(ctx.req) === 'minimal' && secret === undefined) return noContent({ ...headers, ETag: rowEtag(created.row), 'Preference-Applied': 'return=minimal' });
   const steps = ctx.path.steps.map((s, i) => (i === ctx.path.steps.length - 1 ? { ...s, single: true } : s));
   const context = contextUrl(ctx.req.serviceRootUrl, ctx.contextPrefix, contextPath(steps, created.keys.slice(0, -1)), undefined, true);
-  if (secret === undefined) return entityResponse(201, type, created.row, context, opts, headers);
-  const body = withSecretAnnotation({ ...(format.metadata === 'none' ? {} : { '@odata.context': context }), ...entityToJson(type, created.row, opts) }, secretAnnotation(svc.model), secret);
-  return jsonResponse(201, body, format, { ETag: rowEtag(created.row), ...headers });
+  if (secret === undefined && created.children.length === 0) return entityResponse(201, type, created.row, context, opts, headers);
+  const entity = withChildren(type, created.row, created.children, opts);
+  const json = { ...(format.metadata === 'none' ? {} : { '@odata.context': context }), ...entity };
+  const answer = secret === undefined ? json : withSecretAnnotation(json, secretAnnotation(svc.model), secret);
+  return jsonResponse(201, answer, format, { ETag: rowEtag(created.row), ...headers });
 }
 
-/** PATCH of one entity: If-Match required (428/412); 200 with the entity, or 204 with return=minimal. */
-export async function update(ctx: OperationContext): Promise<ODataResponse> {
+/**
+ * The values a PUT gives the properties its body leaves out (OData 4.01 §11.4.3, conventions §8):
+ * each updatable property returns to its default value, or null where it has none (a required one
+ * then fails the model's check, 400). A value the service generates (a number from a series, a line
+ * number, the creation date, the creator) stays as it is: it identifies or records the row.
+ */
+function replacedValues(type: EntityType, given: ReadonlyMap<Property, unknown>): Map<string, StoredValue> {
+  const reset = new Map<string, StoredValue>();
+  for (const p of type.properties) {
+    if (p.storage.kind !== 'column' || p === type.key || p.writable !== 'always' || p.autoModified || given.has(p)) continue;
+    if (p.default === undefined) reset.set(p.name, null);
+    else if (p.default.kind === 'value') reset.set(p.name, typeof p.default.value === 'boolean' ? (p.default.value ? 1 : 0) : p.default.value);
+  }
+  return reset;
+}
+
+/**
+ * PATCH (merge the body into the entity) or PUT (`replace`: the body is the whole entity, see
+ * replacedValues) of one entity: If-Match required (428/412); 200 with the entity, or 204 with
+ * return=minimal.
+ */
+export async function update(ctx: OperationContext, replace = false): Promise<ODataResponse> {
   const { svc } = ctx;
   const type = lastType(ctx);
-  if (!type.capabilities.updatable) throw new MethodNotAllowedError(`PATCH is not allowed on ${type.entitySet}: its records are read-only through the API.`, ['GET']);
+  const method = replace ? 'PUT' : 'PATCH';
+  if (!type.capabilities.updatable) throw new MethodNotAllowedError(`${method} is not allowed on ${type.entitySet}: its records are read-only through the API.`, ['GET']);
   const format = negotiateJson(ctx.options.format, ctx.req.headers['accept']);
-  const body = readJsonBody(ctx.req, svc.model.service.maxJsonDepth);
+  const body = applyBindings(svc, type, readJsonBody(ctx.req, svc.model.service.maxJsonDepth), ctx.req.serviceRootUrl);
   const given = svc.validator.validate(type, body, 'update');
-  const changes = await beforeWrite(ctx, type, 'update', storedValues(given));
+  const values = storedValues(given);
+  if (replace) for (const [name, value] of replacedValues(type, given)) values.set(name, value);
+  const changes = await beforeWrite(ctx, type, 'update', values);
   const identity = writeIdentity(ctx);
 
-  const result = await inWriteTransaction(svc, identity, (session) => {
+  const result = await ctx.writes.run(svc, identity, (session) => {
     const target = loadTarget(svc, ctx.path.steps, identity.companyId);
     checkSentKey(type, body, target.row[type.key.name]);
     checkIfMatch(ctx.req, rowEtag(target.row), true);
@@ -127,10 +160,10 @@ export async function update(ctx: OperationContext): Promise<ODataResponse> {
 export async function remove(ctx: OperationContext): Promise<ODataResponse> {
   const { svc } = ctx;
   const type = lastType(ctx);
-  if (!type.capabilities.deletable) throw notAllowed(type, 'DELETE', type.capabilities.updatable ? ['GET', 'PATCH'] : ['GET']);
+  if (!type.capabilities.deletable) throw notAllowed(type, 'DELETE', type.capabilities.updatable ? ['GET', 'PATCH', 'PUT'] : ['GET']);
   await beforeWrite(ctx, type, 'delete', new Map());
   const identity = writeIdentity(ctx);
-  await inWriteTransaction(svc, identity, (session) => {
+  await ctx.writes.run(svc, identity, (session) => {
     const target = loadTarget(svc, ctx.path.steps, identity.companyId);
     checkIfMatch(ctx.req, rowEtag(target.row), false);
     session.delete(type, target.row);

@@ -1,6 +1,6 @@
 /**
- * The README's curl walk-through, run as written (bash + curl) against `ecn-odata serve --seed demo`,
- * with only the port changed. Guards the newcomer's first experience.
+ * The README's curl walk-through and its `$batch` examples, run as written (bash + curl) against
+ * `ecn-odata serve --seed demo`, with only the port changed. Guards the newcomer's first experience.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -30,6 +30,24 @@ test('the README curl walk-through works as written', async () => {
     expect(r.stdout).toContain('"code":"Authentication_InvalidCredentials"');
     expect(lines).toContainEqual(expect.stringMatching(/#engChangeNotices\(number\)".*"number":"ECN\d{6}"\}\]\}$/)); // Basic
     expect(r.stdout).not.toContain('undefined');
+  } finally {
+    server.stop();
+  }
+}, 60_000);
+
+test('the README $batch examples work as written (multipart and JSON, a change set with $1, all or nothing)', async () => {
+  const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
+  const block = /## Batches, PUT and deep insert[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)?.[1];
+  expect(block).toBeDefined();
+  const server = await startServeProcess();
+  try {
+    const script = String(block).replace('ROOT=http://127.0.0.1:8080/api/v2.0', `ROOT=${server.url}`).replace('TOKEN=paste-the-token-npm-start-printed', `TOKEN=${server.token}`);
+    const r = spawnSync('bash', ['-e', '-o', 'pipefail', '-c', script], { encoding: 'utf8', timeout: 30_000 });
+    expect([r.status, r.stderr]).toEqual([0, '']);
+    const lines = r.stdout.split('\n');
+    expect(lines.slice(0, 3)).toEqual(['HTTP/1.1 200 OK', 'HTTP/1.1 201 Created', 'HTTP/1.1 201 Created']);
+    expect(lines).toContain('Created with its ECN.');
+    expect(lines).toContain('424 400');
   } finally {
     server.stop();
   }

@@ -122,3 +122,40 @@ test('a thread that dies fails its job with a 503; the next job gets a new threa
     await pool.close();
   }
 });
+
+describe('several reads in one job (a batch\'s GETs)', () => {
+  const countRows = (): ReadStep[] => [{ kind: 'row', query: compile(select({ columns: [{ expr: { kind: 'call', name: 'count', args: [{ kind: 'star' }] }, alias: 'n' }], from: { kind: 'table', table: 't', alias: 't' } }), sqliteDialect, { cancellable: true }) }];
+  /** A read that takes a while (a recursive count to three million), so a commit can land during the job. */
+  const slow: ReadStep[] = [{ kind: 'row', query: { sql: 'WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r WHERE i < 3000000) SELECT count(*) AS n FROM r', params: [] } }];
+
+  test('they see one snapshot: a row committed while the job runs is in none of them or in all', async () => {
+    const pool = new ReadPool({ file, threads: 1, maxQueued: 4, timeoutMs: 20_000 }, log);
+    try {
+      await pool.run(pageOf(true)); // the thread is up
+      const job = pool.runTogether([countRows(), slow, countRows()]);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      insert.run(100_000 + Math.floor(Math.random() * 1e6), '{}');
+      const [first, , last] = await job;
+      expect(first).toMatchObject({ ok: true });
+      expect(last).toEqual(first);
+      // A read after the job sees the new row.
+      const after = await pool.run(countRows());
+      expect(after[0]).toMatchObject({ kind: 'row', row: { n: (first as unknown as { results: { row: { n: number } }[] }).results[0]!.row.n + 1 } });
+    } finally {
+      await pool.close();
+    }
+  });
+
+  test("each read's own error is its outcome; the others answer", async () => {
+    const pool = new ReadPool({ file, threads: 1, maxQueued: 4, timeoutMs: 5000 }, log);
+    try {
+      const broken: ReadStep[] = [{ kind: 'row', query: { sql: 'SELECT * FROM no_such_table', params: [] } }];
+      const [a, b, c] = await pool.runTogether([pageOf(true), broken, countRows()]);
+      expect(a).toMatchObject({ ok: true, results: [{ kind: 'page', count: 50 }] });
+      expect(b).toMatchObject({ ok: false, error: expect.objectContaining({ message: expect.stringContaining('no_such_table') }) });
+      expect(c).toMatchObject({ ok: true });
+    } finally {
+      await pool.close();
+    }
+  });
+});

@@ -56,6 +56,27 @@ test('a body over the configured limit is refused with 413 before it is buffered
   expect(r.body.error.code).toBe('BadRequest_PayloadTooLarge');
 });
 
+test('the body limit applies to a whole $batch: many small parts past it → 413, nothing run', async () => {
+  const part = '--b\r\nContent-Type: application/http\r\n\r\nPOST engChangeNotices HTTP/1.1\r\nContent-Type: application/json\r\n\r\n{"sourceNumber":"BIG"}\r\n';
+  const count = Math.ceil(t.service.model.service.maxBodyBytes / part.length) + 1;
+  const before = (await request(app).get('/api/v2.0/engChangeNotices/$count').set('Authorization', auth)).text;
+  const r = await request(app).post('/api/v2.0/$batch').set('Authorization', auth).set('Content-Type', 'multipart/mixed; boundary=b').send(`${part.repeat(count)}--b--\r\n`).expect(413);
+  expect(r.body.error.code).toBe('BadRequest_PayloadTooLarge');
+  expect((await request(app).get('/api/v2.0/engChangeNotices/$count').set('Authorization', auth)).text).toBe(before);
+});
+
+test('a $batch over HTTP: multipart in, multipart out', async () => {
+  const body = '--b\r\nContent-Type: application/http\r\n\r\nGET engChangeNotices/$count HTTP/1.1\r\n\r\n\r\n--b--\r\n';
+  const r = await request(app).post('/api/v2.0/$batch').set('Authorization', auth).set('Content-Type', 'multipart/mixed; boundary=b').send(body).buffer(true).parse((res, done) => {
+    let text = '';
+    res.on('data', (c: Buffer) => (text += c.toString('utf8')));
+    res.on('end', () => done(null, text));
+  });
+  expect(r.status).toBe(200);
+  expect(r.headers['content-type']).toMatch(/^multipart\/mixed; boundary=batchresponse_/);
+  expect(r.body as string).toMatch(/HTTP\/1\.1 200 OK\r\nContent-Type: text\/plain; charset=utf-8\r\n/);
+});
+
 test('a client request id is echoed', async () => {
   const r = await request(app).get('/api/v2.0/companies').set('Authorization', auth).set('x-request-id', 'abc-123').expect(200);
   expect(r.headers['x-request-id']).toBe('abc-123');

@@ -20,8 +20,21 @@ describe('CSDL JSON of the repository model', () => {
     expect(member(document, '$Reference')).toEqual({
       'https://oasis-tcs.github.io/odata-vocabularies/vocabularies/Org.OData.Core.V1.json': { $Include: [{ $Namespace: 'Org.OData.Core.V1', $Alias: 'Core' }] },
       'https://oasis-tcs.github.io/odata-vocabularies/vocabularies/Org.OData.Aggregation.V1.json': { $Include: [{ $Namespace: 'Org.OData.Aggregation.V1', $Alias: 'Aggregation' }] },
+      'https://oasis-tcs.github.io/odata-vocabularies/vocabularies/Org.OData.Capabilities.V1.json': { $Include: [{ $Namespace: 'Org.OData.Capabilities.V1', $Alias: 'Capabilities' }] },
     });
     expect((document as JsonObject)['$EntityContainer']).toBe('Microsoft.NAV.NAV');
+  });
+
+  test('the container declares what $batch supports (Capabilities.BatchSupport)', () => {
+    expect(member(schemaObject, 'NAV')['@Capabilities.BatchSupport']).toEqual({
+      Supported: true,
+      ContinueOnErrorSupported: true,
+      ReferencesInRequestBodiesSupported: true,
+      ReferencesAcrossChangeSetsSupported: true,
+      EtagReferencesSupported: true,
+      RequestDependencyConditionsSupported: false,
+      SupportedFormats: ['multipart/mixed', 'application/json'],
+    });
   });
 
   test('writes enum types by encoded member name', () => {

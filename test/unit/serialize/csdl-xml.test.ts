@@ -53,13 +53,28 @@ describe('CSDL XML of the repository model', () => {
     expect(output).toContain('eng ChangeNotice');
   });
 
-  test('has the declaration, version, Core and Aggregation references and namespace', () => {
+  test('has the declaration, version, Core, Aggregation and Capabilities references and namespace', () => {
     expect(xml.startsWith('<?xml version="1.0" encoding="utf-8"?>')).toBe(true);
     expect(edmx['@_Version']).toBe('4.0');
     const includes = list(edmx['edmx:Reference']).map((r) => r['edmx:Include'] as Element);
-    expect(includes.map((i) => [i['@_Namespace'], i['@_Alias']])).toEqual([['Org.OData.Core.V1', 'Core'], ['Org.OData.Aggregation.V1', 'Aggregation']]);
+    expect(includes.map((i) => [i['@_Namespace'], i['@_Alias']])).toEqual([['Org.OData.Core.V1', 'Core'], ['Org.OData.Aggregation.V1', 'Aggregation'], ['Org.OData.Capabilities.V1', 'Capabilities']]);
     expect(schema['@_Namespace']).toBe('Microsoft.NAV');
     expect(container['@_Name']).toBe('NAV');
+  });
+
+  test('the container declares what $batch supports (Capabilities.BatchSupport)', () => {
+    const annotation = list(container['Annotation'])[0] as Element;
+    expect(annotation['@_Term']).toBe('Capabilities.BatchSupport');
+    const values = list((annotation['Record'] as Element)['PropertyValue']).map((v) => [v['@_Property'], v['@_Bool'] ?? (v['Collection'] as Element)['String']]);
+    expect(values).toEqual([
+      ['Supported', 'true'],
+      ['ContinueOnErrorSupported', 'true'],
+      ['ReferencesInRequestBodiesSupported', 'true'],
+      ['ReferencesAcrossChangeSetsSupported', 'true'],
+      ['EtagReferencesSupported', 'true'],
+      ['RequestDependencyConditionsSupported', 'false'],
+      ['SupportedFormats', ['multipart/mixed', 'application/json']],
+    ]);
   });
 
   test('writes enum members by encoded name with their values', () => {
