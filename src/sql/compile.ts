@@ -190,6 +190,7 @@ function writeSelect(w: SqlWriter, s: SelectNode, top = false): void {
     w.write(' OFFSET ');
     writeExpr(w, w.dialect.rowLimit(s.offset));
   }
+  if (s.lockForUpdate === true && w.dialect.rowLocks) w.write(' FOR UPDATE');
 }
 
 function writeFrom(w: SqlWriter, f: FromItem): void {

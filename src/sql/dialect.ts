@@ -13,6 +13,8 @@ export interface Dialect {
   readonly name: 'sqlite';
   /** Quotes an identifier taken from the model. */
   quoteIdentifier(name: string): string;
+  /** `FOR UPDATE` locks the rows a SELECT reads (false where writers never run side by side: SQLite). */
+  readonly rowLocks: boolean;
   /** Placeholder text for the n-th (0-based) parameter. */
   placeholder(index: number): string;
   /** Escape character for LIKE patterns (LIKE is case-sensitive, as OData requires). */
