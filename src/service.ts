@@ -5,8 +5,9 @@
  */
 import pino, { type Logger } from 'pino';
 import type { Database } from './db/database.js';
-import { openSqliteEngine } from './db/sqlite/sqlite-engine.js';
-import { migrate } from './db/migrate.js';
+import type { Engine } from './db/engine.js';
+import { openEngine } from './db/open-engine.js';
+import { SqliteEngine } from './db/sqlite/sqlite-engine.js';
 import { loadModel } from './edm/load-model.js';
 import type { EdmModel } from './edm/model.js';
 import { handle } from './core/handle.js';
@@ -14,8 +15,6 @@ import type { ODataRequest, ODataResponse } from './core/request.js';
 import type { ServiceContext } from './core/service-context.js';
 import { buildHookRegistry } from './hooks/registry.js';
 import type { EntityHooks } from './hooks/types.js';
-import { createOutboxTable } from './events/outbox.js';
-import { createDeliveryTables } from './events/delivery-tables.js';
 import { DeliveryStore } from './events/delivery-store.js';
 import { DeliveryWorker } from './events/delivery-worker.js';
 import { syncEventDefinitions } from './events/event-definitions.js';
@@ -25,7 +24,6 @@ import { OutboxSignal } from './events/outbox-signal.js';
 import type { ServiceOptions } from './config.js';
 import { BodyValidator } from './validation/validate-body.js';
 import { createVersionClock } from './serialize/etag.js';
-import { createAuthTables } from './db/auth-tables.js';
 import { UserStore } from './auth/user-store.js';
 import { TokenStore } from './auth/token-store.js';
 import { Authenticator } from './auth/authenticator.js';
@@ -37,6 +35,8 @@ import { PathTemplates } from './uri/path-templates.js';
 /** A running service instance. */
 export interface Service {
   readonly model: EdmModel;
+  readonly engine: Engine;
+  /** The SQLite connection, for tests and tools that look inside it; throws on another engine. */
   readonly db: Database;
   readonly log: Logger;
   readonly context: ServiceContext;
@@ -50,16 +50,16 @@ export interface Service {
   /** The webhook delivery worker; undefined when the model has no event types or delivery is off. */
   readonly delivery: DeliveryWorker | undefined;
   /** Stops delivery (in-flight notifications stay pending) and closes the database. */
-  close(): void;
+  close(): Promise<void>;
 }
 
 /** The delivery worker of a service, started; undefined when there is nothing to deliver or delivery is off. */
 function startDelivery(context: ServiceContext, options: ServiceOptions): { worker: DeliveryWorker; outbound: OutboundClient } | undefined {
-  const { model, db, log } = context;
+  const { model, engine, log } = context;
   const webhooks = options.webhooks;
   if (model.eventTypes === undefined || !webhooks.deliver) return undefined;
   const outbound = new OutboundClient({ allowPrivate: webhooks.allowPrivate, timeoutMs: webhooks.timeoutMs, maxSockets: webhooks.concurrency });
-  const store = new DeliveryStore(db, model, `${webhooks.publicBaseUrl.replace(/\/+$/, '')}${model.service.serviceRoot}`);
+  const store = new DeliveryStore(engine, model, `${webhooks.publicBaseUrl.replace(/\/+$/, '')}${model.service.serviceRoot}`);
   const worker = new DeliveryWorker(store, outbound, webhooks, context.outboxSignal, log);
   worker.start();
   return { worker, outbound };
@@ -70,30 +70,25 @@ function startDelivery(context: ServiceContext, options: ServiceOptions): { work
  * ModelError / MigrationError for a bad model or an incompatible database, HookRegistryError for a
  * hook module that does not fit the model (checked before the database is opened).
  */
-export function createService(options: ServiceOptions, rules: readonly EntityHooks[] = []): Service {
+export async function createService(options: ServiceOptions, rules: readonly EntityHooks[] = []): Promise<Service> {
   const log = pino({ level: options.logLevel, base: undefined });
   const model = loadModel(options.metadataDir);
   const hooks = buildHookRegistry(model, rules, eventFrameworkHooks(model));
-  const engine = openSqliteEngine(options.dbFile, model.service, log);
-  const db = engine.database;
+  const engine = await openEngine(options.dbFile, model.service, log);
   try {
-    const report = migrate(db, model);
+    const report = await engine.migrate(model);
     if (report.createdTables.length + report.addedColumns.length + report.droppedIndexes.length + report.recountedCounters.length + Object.keys(report.stampedEtags).length > 0) log.info(report, 'database schema updated');
-    createOutboxTable(db);
-    createDeliveryTables(db);
-    createAuthTables(db, model.company.table);
   } catch (e) {
-    void engine.close();
+    await engine.close();
     throw e;
   }
-  const users = new UserStore(db, model);
+  const users = new UserStore(engine, model);
   const hookOutbound = new OutboundClient({ allowPrivate: options.webhooks.allowPrivate, timeoutMs: options.webhooks.handshakeTimeoutMs, maxSockets: 4 });
-  const tokens = new TokenStore(db);
-  const access = new AccessCache(db);
+  const tokens = new TokenStore(engine);
+  const access = new AccessCache(engine);
   const parseLimits = parseLimitsOf(model.service);
   const context: ServiceContext = {
     model,
-    db,
     engine,
     validator: new BodyValidator(),
     nextVersion: createVersionClock(),
@@ -113,22 +108,32 @@ export function createService(options: ServiceOptions, rules: readonly EntityHoo
     parseLimits,
     paths: new PathTemplates(256, undefined, parseLimits),
   };
-  const definitions = syncEventDefinitions(context);
-  if (definitions.inserted + definitions.updated + definitions.deleted > 0) log.info(definitions, 'event definitions updated');
+  try {
+    const definitions = await syncEventDefinitions(context);
+    if (definitions.inserted + definitions.updated + definitions.deleted > 0) log.info(definitions, 'event definitions updated');
+  } catch (e) {
+    await engine.close();
+    throw e;
+  }
   const delivery = startDelivery(context, options);
   return {
     model,
-    db,
+    engine,
+    get db(): Database {
+      if (engine instanceof SqliteEngine) return engine.database;
+      throw new Error(`service.db is the SQLite connection; this service runs on ${engine.name}`);
+    },
     log,
     context,
     handle: (req) => handle(context, req),
     options,
     delivery: delivery?.worker,
-    close: () => {
+    close: async () => {
       delivery?.worker.stop();
+      await delivery?.worker.idle();
       delivery?.outbound.close();
       hookOutbound.close();
-      void engine.close();
+      await engine.close();
     },
   };
 }

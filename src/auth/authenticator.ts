@@ -14,6 +14,7 @@ import type { TokenStore } from './token-store.js';
 import type { UserStore } from './user-store.js';
 import type { AccessCache, VerifiedToken } from './access-cache.js';
 import { wwwAuthenticate } from './challenges.js';
+import { andThen, type MaybePromise } from '../util/maybe-promise.js';
 
 /** `<scheme> [<credentials>]`: the credentials may be missing (Power Query probes with a bare `Bearer`). */
 const CREDENTIALS = /^\s*(Bearer|Basic)(?:\s+(\S+))?\s*$/i;
@@ -47,10 +48,11 @@ export class Authenticator {
   }
 
   /**
-   * The principal of a request, or AuthenticationError. Synchronous for opaque tokens (a promise only
-   * for JWTs, whose keys may have to be fetched): every promise and await is a microtask hop per request.
+   * The principal of a request, or AuthenticationError. Synchronous for opaque tokens on SQLite (a
+   * promise for JWTs, whose keys may have to be fetched, and for lookups on PostgreSQL): every promise
+   * and await is a microtask hop per request.
    */
-  authenticate(authorization: string | undefined, context: { requestId: string; clientAddress?: string }): Principal | Promise<Principal> {
+  authenticate(authorization: string | undefined, context: { requestId: string; clientAddress?: string }): MaybePromise<Principal> {
     const fail: Fail = (reason, invalid, message) => {
       this.log.warn({ requestId: context.requestId, clientAddress: context.clientAddress, reason }, 'authentication failed');
       throw new AuthenticationError(message, invalid ? this.rejected : this.challenge);
@@ -62,24 +64,25 @@ export class Authenticator {
     }
     const credentials = m[2];
     if (credentials === undefined) return fail('no credentials', false, `The server has rejected the client credentials: ${HOW}.`);
-    this.cache.refresh();
-    if ((m[1] as string).toLowerCase() === 'basic') return this.basic(credentials, fail);
-    if (credentials.startsWith('ecn_')) return this.principalOf(this.opaqueToken(credentials, fail).userId, fail);
-    const jwt = this.jwt;
-    if (jwt !== undefined && JwtVerifier.looksLikeJwt(credentials)) {
-      return jwt.verify(credentials).then((r) => {
-        if (!r.ok) return fail(r.reason, true, `The server has rejected the client credentials (${r.reason}).`);
-        return this.principalOf(r.user, fail);
-      });
-    }
-    return fail('unrecognised token', true, 'The server has rejected the client credentials (unrecognised token).');
+    return andThen(this.cache.refresh(), () => {
+      if ((m[1] as string).toLowerCase() === 'basic') return this.basic(credentials, fail);
+      if (credentials.startsWith('ecn_')) return andThen(this.opaqueToken(credentials, fail), (verified) => this.principalOf(verified.userId, fail));
+      const jwt = this.jwt;
+      if (jwt !== undefined && JwtVerifier.looksLikeJwt(credentials)) {
+        return jwt.verify(credentials).then((r) => {
+          if (!r.ok) return fail(r.reason, true, `The server has rejected the client credentials (${r.reason}).`);
+          return this.principalOf(r.user, fail);
+        });
+      }
+      return fail('unrecognised token', true, 'The server has rejected the client credentials (unrecognised token).');
+    });
   }
 
   /**
    * Basic credentials (RFC 7617): `<user id or e-mail>:<API token>`. The token must be valid and the
    * user's own, so a token cannot be used under another name.
    */
-  private basic(encoded: string, fail: Fail): Principal {
+  private basic(encoded: string, fail: Fail): MaybePromise<Principal> {
     const decoded = BASE64.test(encoded) ? Buffer.from(encoded, 'base64').toString('utf8') : '';
     const colon = decoded.indexOf(':');
     if (colon < 0) return fail('malformed basic credentials', true, 'The server has rejected the client credentials: Basic credentials are base64 of <user id>:<API token>.');
@@ -87,35 +90,35 @@ export class Authenticator {
     if (!token.startsWith('ecn_')) {
       return fail('basic password is not an API token', true, 'The server has rejected the client credentials: with Basic, the password is an API token from `ecn-odata token` and the user name is your user id.');
     }
-    const verified = this.opaqueToken(token, fail);
     const userName = decoded.slice(0, colon).trim();
-    const principal = userName === '' ? undefined : this.principalOf(userName, fail);
-    if (principal?.userId !== verified.userId) return fail('token of another user', true, 'The server has rejected the client credentials (the user name does not match the token).');
-    return principal;
+    const mismatch = (): never => fail('token of another user', true, 'The server has rejected the client credentials (the user name does not match the token).');
+    return andThen(this.opaqueToken(token, fail), (verified) => {
+      if (userName === '') return mismatch();
+      return andThen(this.principalOf(userName, fail), (principal) => (principal.userId === verified.userId ? principal : mismatch()));
+    });
   }
 
   /** An opaque token's user and expiry, from the cache or the token store; `fail` when it is not valid. */
-  private opaqueToken(token: string, fail: Fail): VerifiedToken {
+  private opaqueToken(token: string, fail: Fail): MaybePromise<VerifiedToken> {
     let failure = 'unknown token';
-    const verified = this.cache.token(token, (): VerifiedToken | undefined => {
-      const r = this.tokens.verify(token);
-      if (r.ok) return { userId: r.userId, expiresAtMs: r.expiresAt === null ? undefined : Date.parse(r.expiresAt) };
-      failure = r.reason;
-      return undefined;
+    const found = this.cache.token(token, () =>
+      andThen(this.tokens.verify(token), (r): VerifiedToken | undefined => {
+        if (r.ok) return { userId: r.userId, expiresAtMs: r.expiresAt === null ? undefined : Date.parse(r.expiresAt) };
+        failure = r.reason;
+        return undefined;
+      }),
+    );
+    return andThen(found, (verified) => {
+      if (verified === undefined) return fail(failure, true, `The server has rejected the client credentials (${failure}).`);
+      // A cached token expires like a stored one.
+      if (verified.expiresAtMs !== undefined && verified.expiresAtMs <= Date.now()) return fail('expired token', true, 'The server has rejected the client credentials (expired token).');
+      return verified;
     });
-    if (verified === undefined) return fail(failure, true, `The server has rejected the client credentials (${failure}).`);
-    // A cached token expires like a stored one.
-    if (verified.expiresAtMs !== undefined && verified.expiresAtMs <= Date.now()) return fail('expired token', true, 'The server has rejected the client credentials (expired token).');
-    return verified;
   }
 
   /** The principal of an authenticated user key (id or email), or `fail` when no such user exists. */
-  private principalOf(userKey: string, fail: Fail): Principal {
-    const principal = this.cache.principal(userKey, () => {
-      const user = this.users.findByIdOrEmail(userKey);
-      return user === undefined ? null : this.users.principal(user);
-    });
-    if (principal === null) return fail('unknown user', true, 'The server has rejected the client credentials (the user is not known to this service).');
-    return principal;
+  private principalOf(userKey: string, fail: Fail): MaybePromise<Principal> {
+    const found = this.cache.principal(userKey, () => andThen(this.users.findByIdOrEmail(userKey), (user) => (user === undefined ? null : this.users.principal(user))));
+    return andThen(found, (principal) => principal ?? fail('unknown user', true, 'The server has rejected the client credentials (the user is not known to this service).'));
   }
 }

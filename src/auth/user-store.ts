@@ -2,7 +2,9 @@
  * Users and their grants (per company, per permission set), managed from the command line and read by
  * the authenticator to build a request's principal.
  */
-import type { Database } from '../db/database.js';
+import type { Engine } from '../db/engine.js';
+import { ident, sqlText, type SqlTag } from '../sql/sql-text.js';
+import { andThen, type MaybePromise } from '../util/maybe-promise.js';
 import type { EdmModel } from '../edm/model.js';
 import type { Principal } from '../core/request.js';
 import { GUID } from '../edm/values.js';
@@ -27,95 +29,96 @@ export function normaliseUserId(userId: string): string {
 
 /** Reads and writes users and grants. */
 export class UserStore {
+  private readonly sql: SqlTag;
+
   constructor(
-    private readonly db: Database,
+    private readonly engine: Pick<Engine, 'db' | 'dialect' | 'transaction'>,
     private readonly model: EdmModel,
-  ) {}
+  ) {
+    this.sql = sqlText(engine.dialect);
+  }
 
   /** The id of a company given by id or name. */
-  companyId(idOrName: string): string {
-    const t = `"${this.model.company.table}"`;
-    const row = (GUID.test(idOrName)
-      ? this.db.raw.prepare(`SELECT "id" FROM ${t} WHERE "id" = ?`).get(idOrName.toLowerCase())
-      : this.db.raw.prepare(`SELECT "id" FROM ${t} WHERE "name" = ?`).get(idOrName)) as { id: string } | undefined;
+  async companyId(idOrName: string): Promise<string> {
+    const t = ident(this.model.company.table);
+    const row = await this.engine.db.get(
+      GUID.test(idOrName) ? this.sql`SELECT "id" FROM ${t} WHERE "id" = ${idOrName.toLowerCase()}` : this.sql`SELECT "id" FROM ${t} WHERE "name" = ${idOrName}`,
+    );
     if (row === undefined) throw new UserStoreError(`There is no company '${idOrName}'.`);
-    return row.id;
+    return row['id'] as string;
   }
 
   /** Adds a user (or updates its e-mail/default company when it exists). */
-  addUser(userId: string, email?: string, defaultCompany?: string): UserRecord {
+  async addUser(userId: string, email?: string, defaultCompany?: string): Promise<UserRecord> {
     const id = normaliseUserId(userId);
-    const companyId = defaultCompany === undefined ? null : this.companyId(defaultCompany);
-    this.db.raw
-      .prepare(
-        `INSERT INTO "_users" ("userId", "email", "defaultCompanyId", "createdAt") VALUES (?, ?, ?, ?)
-         ON CONFLICT("userId") DO UPDATE SET "email" = coalesce(excluded."email", "email"), "defaultCompanyId" = coalesce(excluded."defaultCompanyId", "defaultCompanyId")`,
-      )
-      .run(id, email ?? null, companyId, new Date().toISOString());
-    return this.user(id) as UserRecord;
+    const companyId = defaultCompany === undefined ? null : await this.companyId(defaultCompany);
+    await this.engine.db.run(
+      this.sql`INSERT INTO "_users" ("userId", "email", "defaultCompanyId", "createdAt") VALUES (${id}, ${email ?? null}, ${companyId}, ${new Date().toISOString()})
+         ON CONFLICT ("userId") DO UPDATE SET "email" = coalesce(excluded."email", "_users"."email"), "defaultCompanyId" = coalesce(excluded."defaultCompanyId", "_users"."defaultCompanyId")`,
+    );
+    return (await this.user(id)) as UserRecord;
   }
 
   /** A user, or undefined. */
-  user(userId: string): UserRecord | undefined {
-    return this.db.get({ sql: `SELECT "userId", "email", "defaultCompanyId" FROM "_users" WHERE "userId" = ?`, params: [userId.trim().toUpperCase()] }) as UserRecord | undefined;
+  user(userId: string): MaybePromise<UserRecord | undefined> {
+    return this.engine.db.get(this.sql`SELECT "userId", "email", "defaultCompanyId" FROM "_users" WHERE "userId" = ${userId.trim().toUpperCase()}`) as MaybePromise<UserRecord | undefined>;
   }
 
   /** A user found by id or e-mail (JWT claims may carry either). */
-  findByIdOrEmail(value: string): UserRecord | undefined {
-    return (
-      this.user(value) ??
-      (this.db.get({ sql: `SELECT "userId", "email", "defaultCompanyId" FROM "_users" WHERE lower("email") = lower(?)`, params: [value] }) as UserRecord | undefined)
+  findByIdOrEmail(value: string): MaybePromise<UserRecord | undefined> {
+    return andThen(
+      this.user(value),
+      (byId) => byId ?? (this.engine.db.get(this.sql`SELECT "userId", "email", "defaultCompanyId" FROM "_users" WHERE lower("email") = lower(${value})`) as MaybePromise<UserRecord | undefined>),
     );
   }
 
   /** All users. */
-  users(): UserRecord[] {
-    return this.db.raw.prepare(`SELECT "userId", "email", "defaultCompanyId" FROM "_users" ORDER BY "userId"`).all() as UserRecord[];
+  async users(): Promise<UserRecord[]> {
+    return (await this.engine.db.all(this.sql`SELECT "userId", "email", "defaultCompanyId" FROM "_users" ORDER BY "userId"`)) as unknown as UserRecord[];
   }
 
   /** Grants permission sets to a user in a company. */
-  grant(userId: string, company: string, sets: readonly string[]): void {
-    const user = this.user(userId);
+  async grant(userId: string, company: string, sets: readonly string[]): Promise<void> {
+    const user = await this.user(userId);
     if (user === undefined) throw new UserStoreError(`There is no user '${userId}'; add it with: ecn-odata users add --user ${userId}`);
     const known = knownPermissionSets(this.model);
     for (const s of sets) if (!known.includes(s)) throw new UserStoreError(`Unknown permission set '${s}'. Known sets: ${known.join(', ')}.`);
-    const companyId = this.companyId(company);
-    const insert = this.db.raw.prepare(`INSERT OR IGNORE INTO "_grants" ("userId", "companyId", "permissionSet") VALUES (?, ?, ?)`);
-    this.db.raw.transaction(() => {
-      for (const s of sets) insert.run(user.userId, companyId, s);
-    })();
+    const companyId = await this.companyId(company);
+    await this.engine.transaction(async (tx) => {
+      for (const s of sets) await tx.run(this.sql`INSERT INTO "_grants" ("userId", "companyId", "permissionSet") VALUES (${user.userId}, ${companyId}, ${s}) ON CONFLICT DO NOTHING`);
+    });
   }
 
   /** Removes grants (all sets of the company when `sets` is empty). */
-  revoke(userId: string, company: string, sets: readonly string[]): number {
-    const companyId = this.companyId(company);
+  async revoke(userId: string, company: string, sets: readonly string[]): Promise<number> {
+    const companyId = await this.companyId(company);
     const id = userId.trim().toUpperCase();
-    if (sets.length === 0) return this.db.raw.prepare(`DELETE FROM "_grants" WHERE "userId" = ? AND "companyId" = ?`).run(id, companyId).changes;
+    if (sets.length === 0) return this.engine.db.run(this.sql`DELETE FROM "_grants" WHERE "userId" = ${id} AND "companyId" = ${companyId}`);
     let n = 0;
-    for (const s of sets) n += this.db.raw.prepare(`DELETE FROM "_grants" WHERE "userId" = ? AND "companyId" = ? AND "permissionSet" = ?`).run(id, companyId, s).changes;
+    for (const s of sets) n += await this.engine.db.run(this.sql`DELETE FROM "_grants" WHERE "userId" = ${id} AND "companyId" = ${companyId} AND "permissionSet" = ${s}`);
     return n;
   }
 
   /** The grants of a user: company id → permission sets. */
-  grants(userId: string): Map<string, Set<string>> {
-    const rows = this.db.all({ sql: `SELECT "companyId", "permissionSet" FROM "_grants" WHERE "userId" = ?`, params: [userId] }) as { companyId: string; permissionSet: string }[];
-    const out = new Map<string, Set<string>>();
-    for (const r of rows) {
-      let s = out.get(r.companyId);
-      if (s === undefined) out.set(r.companyId, (s = new Set()));
-      s.add(r.permissionSet);
-    }
-    return out;
+  grants(userId: string): MaybePromise<Map<string, Set<string>>> {
+    return andThen(this.engine.db.all(this.sql`SELECT "companyId", "permissionSet" FROM "_grants" WHERE "userId" = ${userId}`), (rows) => {
+      const out = new Map<string, Set<string>>();
+      for (const r of rows as { companyId: string; permissionSet: string }[]) {
+        let s = out.get(r.companyId);
+        if (s === undefined) out.set(r.companyId, (s = new Set()));
+        s.add(r.permissionSet);
+      }
+      return out;
+    });
   }
 
   /** The principal of a user: the companies it has grants in and the sets per company. */
-  principal(user: UserRecord): Principal {
-    const grants = this.grants(user.userId);
-    return {
+  principal(user: UserRecord): MaybePromise<Principal> {
+    return andThen(this.grants(user.userId), (grants) => ({
       userId: user.userId,
       companies: new Set(grants.keys()),
       grants,
       ...(user.defaultCompanyId !== null ? { defaultCompany: user.defaultCompanyId } : {}),
-    };
+    }));
   }
 }

@@ -9,8 +9,8 @@ import { loadModel } from '../edm/load-model.js';
 import { buildHookRegistry } from '../hooks/registry.js';
 import { eventFrameworkHooks } from '../events/subscription-checks.js';
 import { businessRules } from '../rules/index.js';
-import { openDatabase } from '../db/database.js';
-import { migrate } from '../db/migrate.js';
+import pino from 'pino';
+import { openEngine, parseDatabaseLocation, redactUrl } from '../db/open-engine.js';
 import { parseFlags } from './args.js';
 import { databaseFailure, isDatabaseFailure } from './startup-error.js';
 
@@ -23,11 +23,11 @@ when something would stop serve.
 
 Options:
   --metadata DIR     model folder (default: the packaged metadata/)
-  --db FILE          SQLite database to try the migration on (left unchanged)
+  --db DB            SQLite database file or postgres:// URL to try the migration on (left unchanged)
   -h, --help         show this help`;
 
 /** Runs `check`; returns the exit code (a bad model or rule module throws, and main prints it). */
-export function check(argv: string[]): number {
+export async function check(argv: string[]): Promise<number> {
   const { values, help } = parseFlags('check', argv, { metadata: { type: 'string' }, db: { type: 'string' } });
   if (help) {
     console.log(CHECK_HELP);
@@ -37,24 +37,21 @@ export function check(argv: string[]): number {
   const model = loadModel(metadataDir);
   buildHookRegistry(model, businessRules, eventFrameworkHooks(model));
   const dbFile = values['db'];
-  if (typeof dbFile === 'string' && fs.existsSync(dbFile)) {
+  const where = typeof dbFile === 'string' ? parseDatabaseLocation(dbFile) : undefined;
+  // A SQLite file that does not exist yet would be created empty, which tells nothing.
+  if (typeof dbFile === 'string' && (where?.kind === 'postgres' || fs.existsSync(dbFile))) {
     try {
-      const db = openDatabase(dbFile);
+      const engine = await openEngine(dbFile, { ...model.service, readWorkers: 0 }, pino({ level: 'warn', base: undefined }));
       try {
-        db.raw.exec('BEGIN IMMEDIATE');
-        try {
-          migrate(db, model);
-        } finally {
-          db.raw.exec('ROLLBACK');
-        }
+        await engine.migrate(model, { dryRun: true });
       } finally {
-        db.close();
+        await engine.close();
       }
     } catch (e) {
-      if (isDatabaseFailure(e)) throw databaseFailure('check', dbFile, e);
+      if (isDatabaseFailure(e)) throw databaseFailure('check', redactUrl(dbFile), e);
       throw e;
     }
   }
-  console.log(`ok: ${model.entityTypes.length} entity types, ${businessRules.length} rule modules${typeof dbFile === 'string' ? `, database ${dbFile} migrates` : ''}.`);
+  console.log(`ok: ${model.entityTypes.length} entity types, ${businessRules.length} rule modules${typeof dbFile === 'string' ? `, database ${redactUrl(dbFile)} migrates` : ''}.`);
   return 0;
 }

@@ -2,9 +2,8 @@
  * `ecn-odata deliveries`: the operator's view of webhook notifications and their attempts (status code
  * or network error, time, duration, outcome), read from the database the service writes.
  */
-import { createDeliveryTables, type NotificationStatus } from '../events/delivery-tables.js';
+import type { NotificationStatus } from '../events/delivery-tables.js';
 import { formatDelivery, listDeliveries } from '../events/delivery-log.js';
-import { createOutboxTable } from '../events/outbox.js';
 import { parseFlags, UsageError } from './args.js';
 import { openStores } from './open-stores.js';
 
@@ -17,14 +16,14 @@ Options:
   --status S         only Pending, Sent or Failed notifications
   --limit N          at most N notifications (default 50)
   --json             print JSON instead of text
-  --db FILE          SQLite database file (default data/ecn.sqlite)
+  --db DB            SQLite database file or postgres:// URL (default data/ecn.sqlite)
   --metadata DIR     model folder (default: the packaged metadata/)
   -h, --help         show this help`;
 
 const STATUSES: readonly NotificationStatus[] = ['Pending', 'Sent', 'Failed'];
 
 /** Runs `deliveries`; returns the exit code. */
-export function deliveries(argv: string[]): number {
+export async function deliveries(argv: string[]): Promise<number> {
   const { values, help } = parseFlags('deliveries', argv, {
     status: { type: 'string' },
     limit: { type: 'string' },
@@ -42,16 +41,14 @@ export function deliveries(argv: string[]): number {
   }
   const limitText = values['limit'] ?? '50';
   if (typeof limitText !== 'string' || !/^\d+$/.test(limitText) || Number(limitText) < 1) throw new UsageError(`ecn-odata deliveries: --limit takes a positive whole number, got '${String(limitText)}'.`);
-  const stores = openStores(typeof values['db'] === 'string' ? values['db'] : 'data/ecn.sqlite', typeof values['metadata'] === 'string' ? values['metadata'] : undefined);
+  const stores = await openStores(typeof values['db'] === 'string' ? values['db'] : 'data/ecn.sqlite', typeof values['metadata'] === 'string' ? values['metadata'] : undefined);
   try {
-    createOutboxTable(stores.db);
-    createDeliveryTables(stores.db);
-    const entries = listDeliveries(stores.db, { ...(status === undefined ? {} : { status: status as NotificationStatus }), limit: Number(limitText) });
+    const entries = await listDeliveries(stores.engine, { ...(status === undefined ? {} : { status: status as NotificationStatus }), limit: Number(limitText) });
     if (values['json'] === true) console.log(JSON.stringify(entries, null, 2));
     else if (entries.length === 0) console.log(status === undefined ? 'No webhook notifications.' : `No ${String(status)} webhook notifications.`);
     else for (const entry of entries) console.log(formatDelivery(entry).join('\n'));
     return 0;
   } finally {
-    stores.close();
+    await stores.close();
   }
 }

@@ -23,14 +23,14 @@ export function demoTokenFile(dbFile: string): string {
 }
 
 /** The ADMIN token kept for `dbFile` when it still verifies, else a new one (kept for the next start). */
-export function demoToken(tokens: TokenStore, dbFile: string, user = 'ADMIN'): DemoToken {
-  const file = dbFile === ':memory:' ? undefined : demoTokenFile(dbFile);
+export async function demoToken(tokens: TokenStore, dbFile: string, user = 'ADMIN'): Promise<DemoToken> {
+  const file = dbFile === ':memory:' || /^[a-z][a-z0-9+.-]*:\/\//i.test(dbFile) ? undefined : demoTokenFile(dbFile);
   if (file !== undefined && fs.existsSync(file)) {
     const kept = fs.readFileSync(file, 'utf8').trim();
-    const verified = tokens.verify(kept);
+    const verified = await tokens.verify(kept);
     if (verified.ok && verified.userId === user) return { token: kept, issued: false, expiresAt: verified.expiresAt };
   }
-  const issued = tokens.issue(user, LIFETIME_MS);
+  const issued = await tokens.issue(user, LIFETIME_MS);
   if (file !== undefined) fs.writeFileSync(file, `${issued.token}\n`, { mode: 0o600 });
   return { token: issued.token, issued: true, expiresAt: issued.expiresAt };
 }

@@ -22,7 +22,7 @@ Options:
   --company C        the company (id or name) of a company-scoped set
   --importable       only the columns import accepts
   --out FILE         the file to write (default: stdout)
-  --db FILE          SQLite database file (default data/ecn.sqlite)
+  --db DB            SQLite database file or postgres:// URL (default data/ecn.sqlite)
   --metadata DIR     model folder (default: the packaged metadata/)
   -h, --help         show this help`;
 
@@ -46,14 +46,14 @@ export async function runExport(argv: string[]): Promise<number> {
   if (typeof set !== 'string') throw new UsageError("ecn-odata export: name the entity set: --set SET. Try 'ecn-odata export --help'.");
   if (format !== 'csv' && format !== 'json') throw new UsageError(`ecn-odata export: --format takes csv or json, got '${String(format)}'.`);
   const dbFile = typeof values['db'] === 'string' ? values['db'] : 'data/ecn.sqlite';
-  const service = openDataService('export', dbFile, typeof values['metadata'] === 'string' ? values['metadata'] : undefined);
+  const service = await openDataService('export', dbFile, typeof values['metadata'] === 'string' ? values['metadata'] : undefined);
   try {
-    const { type, companyId } = setAndCompany('export', service, set, values['company']);
+    const { type, companyId } = await setAndCompany('export', service, set, values['company']);
     const outFile = values['out'];
     const out: Writable = typeof outFile === 'string' ? fs.createWriteStream(outFile) : process.stdout;
     // A reader that stops early (`| head`) closes the pipe: stop writing quietly, as other tools do.
     if (out === process.stdout) process.stdout.on('error', (e: NodeJS.ErrnoException) => (e.code === 'EPIPE' ? process.exit(0) : undefined));
-    const count = await exportRows(service.db, type, out, { format, companyId, importable: values['importable'] === true });
+    const count = await exportRows(service.engine, type, out, { format, companyId, importable: values['importable'] === true });
     if (typeof outFile === 'string') {
       out.end();
       await once(out, 'finish');
@@ -61,6 +61,6 @@ export async function runExport(argv: string[]): Promise<number> {
     }
     return 0;
   } finally {
-    service.close();
+    await service.close();
   }
 }

@@ -24,7 +24,7 @@ Options:
   --company C        the company (id or name) of a company-scoped set
   --atomic           all or nothing: the first refused row rolls back the whole import
   --user ID          the user the rows are written as (currentUser defaults; default IMPORT)
-  --db FILE          SQLite database file (default data/ecn.sqlite)
+  --db DB            SQLite database file or postgres:// URL (default data/ecn.sqlite)
   --metadata DIR     model folder (default: the packaged metadata/)
   -h, --help         show this help`;
 
@@ -48,9 +48,9 @@ export async function runImport(argv: string[]): Promise<number> {
   if (typeof set !== 'string' || typeof file !== 'string') throw new UsageError("ecn-odata import: name the entity set and the file: --set SET --file FILE. Try 'ecn-odata import --help'.");
   if (!fs.existsSync(file)) throw new UsageError(`ecn-odata import: there is no file '${file}'.`);
   const dbFile = typeof values['db'] === 'string' ? values['db'] : 'data/ecn.sqlite';
-  const service = openDataService('import', dbFile, typeof values['metadata'] === 'string' ? values['metadata'] : undefined);
+  const service = await openDataService('import', dbFile, typeof values['metadata'] === 'string' ? values['metadata'] : undefined);
   try {
-    const { type, companyId } = setAndCompany('import', service, set, values['company']);
+    const { type, companyId } = await setAndCompany('import', service, set, values['company']);
     const principal = operator(typeof values['user'] === 'string' ? values['user'].toUpperCase() : 'IMPORT');
     const atomic = values['atomic'] === true;
     const started = process.hrtime.bigint();
@@ -75,6 +75,6 @@ export async function runImport(argv: string[]): Promise<number> {
     console.log(`Imported ${report.imported} rows into ${set}${report.refused.length > 0 ? `; refused ${report.refused.length} (listed above)` : ''} in ${seconds.toFixed(1)} s.`);
     return report.refused.length > 0 ? 1 : 0;
   } finally {
-    service.close();
+    await service.close();
   }
 }

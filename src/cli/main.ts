@@ -17,6 +17,7 @@ import { runImport } from './import.js';
 import { runExport } from './export.js';
 import { UserStoreError } from '../auth/user-store.js';
 import { StartupError } from './startup-error.js';
+import { DatabaseLocationError } from '../db/open-engine.js';
 
 const HELP = `Usage: ecn-odata <command> [options]
 
@@ -77,6 +78,10 @@ main(process.argv.slice(2)).then(
     if (e instanceof StartupError) {
       console.error(e.message);
       process.exit(1);
+    }
+    if (e instanceof DatabaseLocationError) {
+      console.error(`ecn-odata: --db ${e.message}`);
+      process.exit(2);
     }
     if (e instanceof UsageError || e instanceof UserStoreError) {
       console.error(e.message);

@@ -11,7 +11,6 @@ import { dataFolderOf, loadDataFolder, type DataFolderReport } from '../data/dat
 import { inOuterTransaction } from '../data/import-rows.js';
 import { constant, select } from '../sql/build.js';
 import { compile } from '../sql/compile.js';
-import { sqliteDialect } from '../sql/sqlite-dialect.js';
 import { parseFlags, UsageError } from './args.js';
 import { openDataService, operator } from './data-service.js';
 
@@ -27,7 +26,7 @@ A refused row is reported as FILE:LINE and nothing is seeded (exit code 1).
 Does nothing when the database already holds a company.
 
 Options:
-  --db FILE          SQLite database file (default data/ecn.sqlite)
+  --db DB            SQLite database file or postgres:// URL (default data/ecn.sqlite)
   --dataset D        demo (default) or none (only the data files)
   --metadata DIR     model folder (default: the packaged metadata/)
   -h, --help         show this help`;
@@ -43,11 +42,11 @@ export async function seed(argv: string[]): Promise<number> {
   if (dataset !== 'demo' && dataset !== 'none') throw new UsageError(`ecn-odata seed: --dataset takes 'demo' or 'none', got '${String(dataset)}'.`);
   const dbFile = typeof values['db'] === 'string' ? values['db'] : 'data/ecn.sqlite';
   const metadataDir = typeof values['metadata'] === 'string' ? values['metadata'] : defaultOptions().metadataDir;
-  const service = openDataService('seed', dbFile, metadataDir);
+  const service = await openDataService('seed', dbFile, metadataDir);
   try {
-    const { model, db } = service.context;
+    const { model, engine } = service.context;
     const any = select({ columns: [{ expr: constant(1), alias: 'one' }], from: { kind: 'table', table: model.company.table, alias: 'c' }, limit: constant(1) });
-    if (db.get(compile(any, sqliteDialect)) !== undefined) {
+    if ((await engine.db.get(compile(any, engine.dialect))) !== undefined) {
       console.log(`${dbFile} already holds data; nothing seeded.`);
       return 0;
     }
@@ -56,8 +55,8 @@ export async function seed(argv: string[]): Promise<number> {
     try {
       files = await inOuterTransaction(service.context, async () => {
         if (dataset === 'demo') {
-          demo = seedDemoIfEmpty(service.context);
-          if (demo !== undefined) seedDemoUsers(service.context.users);
+          demo = await seedDemoIfEmpty(service.context);
+          if (demo !== undefined) await seedDemoUsers(service.context.users);
         }
         return loadDataFolder(service.context, dataFolderOf(metadataDir), operator('SEED'));
       });
@@ -75,7 +74,7 @@ export async function seed(argv: string[]): Promise<number> {
     console.log(parts.length === 0 ? `Nothing to seed into ${dbFile} (--dataset none and no data files in ${dataFolderOf(metadataDir)}).` : `Seeded ${dbFile}: ${parts.join('; ')}`);
     return 0;
   } finally {
-    service.close();
+    await service.close();
   }
 }
 

@@ -17,6 +17,7 @@ import { intFlag, parseFlags, UsageError } from './args.js';
 import { databaseFailure, isDatabaseFailure, StartupError } from './startup-error.js';
 import { watch } from './watch.js';
 import { demoToken, type DemoToken } from './demo-token.js';
+import { DatabaseLocationError, parseDatabaseLocation, redactUrl } from '../db/open-engine.js';
 
 /** Help text of `serve`. */
 export const SERVE_HELP = `Usage: ecn-odata serve [options]
@@ -118,15 +119,17 @@ async function startServing(argv: string[]): Promise<Server | undefined> {
   let service: Service;
   let admin: DemoToken | undefined;
   try {
-    if (dbFile !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(dbFile)), { recursive: true });
-    service = createService({ ...opts, ...jwt, publicMetadata: values['protect-metadata'] !== true, webhooks, corsOrigins: cors }, businessRules);
+    const where = parseDatabaseLocation(dbFile);
+    if (where.kind === 'sqlite' && where.file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(where.file)), { recursive: true });
+    service = await createService({ ...opts, ...jwt, publicMetadata: values['protect-metadata'] !== true, webhooks, corsOrigins: cors }, businessRules);
     if (seed === 'demo') {
-      seedDemoIfEmpty(service.context);
-      seedDemoUsers(service.context.users);
-      admin = demoToken(service.context.tokens, dbFile);
+      await seedDemoIfEmpty(service.context);
+      await seedDemoUsers(service.context.users);
+      admin = await demoToken(service.context.tokens, dbFile);
     }
   } catch (e) {
-    if (isDatabaseFailure(e)) throw databaseFailure('serve', dbFile, e);
+    if (e instanceof DatabaseLocationError) throw new StartupError(`ecn-odata serve: --db ${e.message}`);
+    if (isDatabaseFailure(e)) throw databaseFailure('serve', redactUrl(dbFile), e);
     throw e;
   }
   const listener = createRequestListener(service);
@@ -135,14 +138,13 @@ async function startServing(argv: string[]): Promise<Server | undefined> {
     // only from 'listening', never after a listen error (the callback of app.listen hears both).
     const server = http.createServer(listener);
     server.once('error', (e: NodeJS.ErrnoException) => {
-      service.close();
-      reject(listenFailure(host, port, e));
+      void service.close().finally(() => reject(listenFailure(host, port, e)));
     });
     server.listen(port, host, () => {
       const address = server.address();
       const actualPort = typeof address === 'object' && address !== null ? address.port : port;
       const root = `http://${host.includes(':') ? `[${host}]` : host}:${actualPort}${service.model.service.serviceRoot}`;
-      console.log(`ecn-odata serving ${root}/ (database ${dbFile})`);
+      console.log(`ecn-odata serving ${root}/ (database ${redactUrl(dbFile)})`);
       console.log(`  service document: ${root}/`);
       console.log(`  metadata:         ${root}/$metadata`);
       if (admin !== undefined) {
@@ -154,8 +156,7 @@ async function startServing(argv: string[]): Promise<Server | undefined> {
     });
     const stop = (): void => {
       server.close();
-      service.close();
-      process.exit(0);
+      void service.close().finally(() => process.exit(0));
     };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);

@@ -11,6 +11,7 @@ import type { StoredValue } from '../edm/values.js';
 import { assertNever } from '../util/assert-never.js';
 import { companyCondition } from '../query/plan-read.js';
 import type { ServiceContext } from './service-context.js';
+import type { Statements } from '../db/engine.js';
 import type { RowValues } from './write-checks.js';
 import { nextNumber, type NumberReservations } from './number-series.js';
 
@@ -23,12 +24,12 @@ export interface DefaultsInput {
   readonly numbers?: NumberReservations;
 }
 
-/** Sets every missing property that has a default; returns those it set. */
-export function applyDefaults(svc: ServiceContext, type: EntityType, row: RowValues, input: DefaultsInput): Property[] {
+/** Sets every missing property that has a default (in the transaction `tx`); returns those it set. */
+export async function applyDefaults(svc: ServiceContext, tx: Statements, type: EntityType, row: RowValues, input: DefaultsInput): Promise<Property[]> {
   const filled: Property[] = [];
   for (const p of type.properties) {
     if (p.default === undefined || row.has(p.name)) continue;
-    row.set(p.name, defaultValue(svc, type, p, p.default, row, input));
+    row.set(p.name, await defaultValue(svc, tx, type, p, p.default, row, input));
     filled.push(p);
   }
   return filled;
@@ -42,7 +43,7 @@ export function assignKeyFirst(type: EntityType, row: RowValues): void {
   if (!row.has(type.key.name) && type.key.default?.kind === 'guid') row.set(type.key.name, timeOrderedUuid());
 }
 
-function defaultValue(svc: ServiceContext, type: EntityType, p: Property, d: DefaultValue, row: RowValues, input: DefaultsInput): StoredValue {
+async function defaultValue(svc: ServiceContext, tx: Statements, type: EntityType, p: Property, d: DefaultValue, row: RowValues, input: DefaultsInput): Promise<StoredValue> {
   switch (d.kind) {
     case 'value':
       return typeof d.value === 'boolean' ? (d.value ? 1 : 0) : d.value;
@@ -58,14 +59,14 @@ function defaultValue(svc: ServiceContext, type: EntityType, p: Property, d: Def
     case 'currentUser':
       return input.userId;
     case 'numberSeries':
-      return nextNumber(svc, type, p, d.series, input.companyId, input.numbers);
+      return nextNumber(svc, tx, type, p, d.series, input.companyId, input.numbers);
     case 'nextLineNo': {
       const q = select({
         columns: [{ expr: { kind: 'call', name: 'max', args: [col('x', p.name)] }, alias: 'm' }],
         from: { kind: 'table', table: type.table, alias: 'x' },
         where: and(companyCondition(type, 'x', input.companyId), eq(col('x', d.groupBy), param(row.get(d.groupBy) ?? null))),
       });
-      const max = Number(svc.db.get(compile(q, svc.engine.dialect))?.['m'] ?? 0);
+      const max = Number((await tx.get(compile(q, svc.engine.dialect)))?.['m'] ?? 0);
       return Math.floor(max / 10000) * 10000 + 10000;
     }
     default:

@@ -18,7 +18,8 @@ import { checkQueryOptions } from './check-query-options.js';
 import { metadataDocument, openApiDocument, serviceDocument } from './operations/metadata.js';
 import { OPENAPI_PATH } from '../serialize/openapi.js';
 import type { ODataRequest, ODataResponse, Principal } from './request.js';
-import { resolveCompany } from './resolve-company.js';
+import { resolveCompany, type CompanyIdentity } from './resolve-company.js';
+import { andThen, type MaybePromise } from '../util/maybe-promise.js';
 import type { ServiceContext } from './service-context.js';
 import { ownRunners, type OperationRunners } from './operation-runners.js';
 import { BATCH_PATH, runBatch } from '../batch/run-batch.js';
@@ -72,16 +73,18 @@ function restrictCompanies(svc: ServiceContext, bound: ResourcePathBinding, opti
  * a row addressed by key in another company is answered like a missing one (404), so ids do not leak.
  * No navigation leads into such a type (the model checks), so the root step is the only one to restrict.
  */
-function restrictRowScope(svc: ServiceContext, bound: ResourcePathBinding, options: QueryOptions, principal: Principal): QueryOptions {
+function restrictRowScope(svc: ServiceContext, bound: ResourcePathBinding, options: QueryOptions, principal: Principal): MaybePromise<QueryOptions> {
   const root = bound.steps[0];
   const scope = root?.type.rowScope;
   if (root === undefined || scope === undefined) return options;
   const companies = rowScopeCompanies(principal, scope);
   if (companies.length === 0) return options; // authorize() answers 403
-  if (root.keyConditions === undefined) return andFilter(options, guidIn(scope.companyProperty.name, companies));
-  const row = readRow(svc, root.type, undefined, root.keyConditions);
-  if (row !== undefined && !companies.includes(String(row[scope.companyProperty.name]))) throw recordNotFound(root.type, root.keyConditions);
-  return options;
+  const keyConditions = root.keyConditions;
+  if (keyConditions === undefined) return andFilter(options, guidIn(scope.companyProperty.name, companies));
+  return andThen(readRow(svc, svc.engine.db, root.type, undefined, keyConditions), (row) => {
+    if (row !== undefined && !companies.includes(String(row[scope.companyProperty.name]))) throw recordNotFound(root.type, keyConditions);
+    return options;
+  });
 }
 
 /**
@@ -144,9 +147,16 @@ function route(svc: ServiceContext, req: ODataRequest, principal: Principal | un
     return bound.kind === 'metadata' ? metadataDocument(svc, req, parsed.format) : serviceDocument(svc, req, parsed.format);
   }
   if (principal === undefined) throw new Error('resource request without a principal');
-  const company = resolveCompany(svc, bound.company, principal, parsed.custom.get('company'));
-  const options = restrictRowScope(svc, bound, restrictCompanies(svc, bound, parsed, principal), principal);
-  authorize(principal, company?.id, bound, options, method);
+  return andThen(resolveCompany(svc, bound.company, principal, parsed.custom.get('company')), (company) =>
+    andThen(restrictRowScope(svc, bound, restrictCompanies(svc, bound, parsed, principal), principal), (options) => {
+      authorize(principal, company?.id, bound, options, method);
+      return operate(svc, req, principal, bound, options, company, runners);
+    }),
+  );
+}
+
+/** Dispatches a request whose company and options are resolved. */
+function operate(svc: ServiceContext, req: ODataRequest, principal: Principal, bound: ResourcePathBinding, options: QueryOptions, company: CompanyIdentity | undefined, runners: OperationRunners): ODataResponse | Promise<ODataResponse> {
   const companySet = svc.model.company.entitySet;
   return dispatch({
     svc,
@@ -173,34 +183,34 @@ export function handleAuthenticated(svc: ServiceContext, req: ODataRequest, prin
   try {
     r = route(svc, req, principal, runners);
   } catch (e) {
-    return finish(toErrorResponse(e, req.requestId, svc.log));
+    return finish(toErrorResponse(e, req.requestId, svc.log, svc.engine.mapError));
   }
   if (!(r instanceof Promise)) return finish(r);
-  return r.then(finish, (e: unknown) => finish(toErrorResponse(e, req.requestId, svc.log)));
+  return r.then(finish, (e: unknown) => finish(toErrorResponse(e, req.requestId, svc.log, svc.engine.mapError)));
 }
 
 /** Handles one request; never throws or rejects. A promise only when the request had to wait (see handleUnsafe). */
 export function handle(svc: ServiceContext, req: ODataRequest): ODataResponse | Promise<ODataResponse> {
   // Reads of the requests of one event-loop turn share one snapshot (db/shared-reads.ts).
-  svc.db.enterRequest(req.turnSnapshot === true);
+  svc.engine.enterRequest(req.turnSnapshot === true);
   let r: ODataResponse | Promise<ODataResponse>;
   try {
     r = handleUnsafe(svc, req);
   } catch (e) {
-    svc.db.leaveRequest();
+    svc.engine.leaveRequest();
     return finish(toErrorResponse(e, req.requestId, svc.log, svc.engine.mapError));
   }
   if (!(r instanceof Promise)) {
-    svc.db.leaveRequest();
+    svc.engine.leaveRequest();
     return finish(r);
   }
   return r.then(
     (res) => {
-      svc.db.leaveRequest();
+      svc.engine.leaveRequest();
       return finish(res);
     },
     (e: unknown) => {
-      svc.db.leaveRequest();
+      svc.engine.leaveRequest();
       return finish(toErrorResponse(e, req.requestId, svc.log, svc.engine.mapError));
     },
   );

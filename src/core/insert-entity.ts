@@ -14,6 +14,7 @@ import { readRow } from './resolve-path.js';
 import { assignRowSecret } from './row-secret.js';
 import { formatEtag } from '../serialize/etag.js';
 import type { ServiceContext } from './service-context.js';
+import type { Statements } from '../db/engine.js';
 import type { NumberReservations } from './number-series.js';
 
 /** Who writes and when. */
@@ -47,39 +48,39 @@ export function stampRow(svc: ServiceContext, type: EntityType, row: RowValues, 
 }
 
 /** Fills defaults (and the row secret), stamps the row and runs the model's checks (the part of an insert before hooks see the row). */
-export function prepareInsert(svc: ServiceContext, type: EntityType, companyId: string | undefined, row: RowValues, stamp: WriteStamp): void {
-  const filled = applyDefaults(svc, type, row, { userId: stamp.userId, now: stamp.now, companyId, ...(stamp.numbers === undefined ? {} : { numbers: stamp.numbers }) });
+export async function prepareInsert(svc: ServiceContext, tx: Statements, type: EntityType, companyId: string | undefined, row: RowValues, stamp: WriteStamp): Promise<void> {
+  const filled = await applyDefaults(svc, tx, type, row, { userId: stamp.userId, now: stamp.now, companyId, ...(stamp.numbers === undefined ? {} : { numbers: stamp.numbers }) });
   assignRowSecret(type, row);
   stampRow(svc, type, row, stamp.now);
   checkRequired(type, row);
   const changed = new Set(row.keys());
-  checkReferences(svc, type, companyId, row, changed);
+  await checkReferences(svc, tx, type, companyId, row, changed);
   // A fresh UUIDv7 cannot be taken, and a number series skips taken numbers: only given values can clash.
   for (const p of filled) if (p.default?.kind === 'guid' || p.default?.kind === 'numberSeries') changed.delete(p.name);
-  checkUnique(svc, type, companyId, row, changed);
+  await checkUnique(svc, tx, type, companyId, row, changed);
 }
 
 /** Writes a prepared row (with the hidden company), without reading it back. */
-export function insertRow(svc: ServiceContext, type: EntityType, companyId: string | undefined, row: RowValues): void {
+export async function insertRow(svc: ServiceContext, tx: Statements, type: EntityType, companyId: string | undefined, row: RowValues): Promise<void> {
   const columns = [...row.keys()];
   const params = columns.map((c) => row.get(c) ?? null);
   if (type.scope === 'company') {
     columns.push(HIDDEN_COLUMNS.company);
     params.push(companyId ?? null);
   }
-  svc.db.run(statementsOf(type, svc.engine.dialect).compiled(`insert ${columns.join(',')}`, params, (v) => ({ kind: 'insert', table: type.table, columns, values: v.map((x) => param(x)) })));
+  await tx.run(statementsOf(type, svc.engine.dialect).compiled(`insert ${columns.join(',')}`, params, (v) => ({ kind: 'insert', table: type.table, columns, values: v.map((x) => param(x)) })));
 }
 
 /** Writes a prepared row (with the hidden company) and returns it as read back. */
-export function writeInsert(svc: ServiceContext, type: EntityType, companyId: string | undefined, row: RowValues): DbRow {
-  insertRow(svc, type, companyId, row);
-  const stored = readRow(svc, type, companyId, [{ property: type.key.name, value: row.get(type.key.name) ?? null }]);
+export async function writeInsert(svc: ServiceContext, tx: Statements, type: EntityType, companyId: string | undefined, row: RowValues): Promise<DbRow> {
+  await insertRow(svc, tx, type, companyId, row);
+  const stored = await readRow(svc, tx, type, companyId, [{ property: type.key.name, value: row.get(type.key.name) ?? null }]);
   if (stored === undefined) throw new Error(`inserted ${type.name} row not found`);
   return stored;
 }
 
 /** Inserts a row (values by property name, stored form) and returns it as read back; runs no hooks (seeding). */
-export function insertEntity(svc: ServiceContext, type: EntityType, companyId: string | undefined, row: RowValues, stamp: WriteStamp): DbRow {
-  prepareInsert(svc, type, companyId, row, stamp);
-  return writeInsert(svc, type, companyId, row);
+export async function insertEntity(svc: ServiceContext, tx: Statements, type: EntityType, companyId: string | undefined, row: RowValues, stamp: WriteStamp): Promise<DbRow> {
+  await prepareInsert(svc, tx, type, companyId, row, stamp);
+  return writeInsert(svc, tx, type, companyId, row);
 }

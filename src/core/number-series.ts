@@ -10,6 +10,7 @@ import { HIDDEN_COLUMNS, type EntityType, type NumberSeriesDefinition, type Prop
 import { randomUUID } from 'node:crypto';
 import { companyCondition } from '../query/plan-read.js';
 import type { ServiceContext } from './service-context.js';
+import type { Statements } from '../db/engine.js';
 
 /** A series counter as read from the number-series row. */
 interface Counter {
@@ -28,22 +29,22 @@ interface Counter {
 export class NumberReservations {
   private readonly counters = new Map<string, Counter>();
 
-  /** The counter of a series in a company, read on first use. */
-  counter(svc: ServiceContext, series: string, companyId: string | undefined): Counter {
+  /** The counter of a series in a company, read (and locked, where the engine locks rows) on first use. */
+  async counter(svc: ServiceContext, tx: Statements, series: string, companyId: string | undefined): Promise<Counter> {
     const key = `${companyId ?? ''}\u0000${series}`;
     let counter = this.counters.get(key);
     if (counter === undefined) {
-      counter = { ...readCounter(svc, series, companyId), dirty: false };
+      counter = { ...(await readCounter(svc, tx, series, companyId)), dirty: false };
       this.counters.set(key, counter);
     }
     return counter;
   }
 
   /** Writes the advanced counters back; call inside the session's transaction, after its last write. */
-  flush(svc: ServiceContext): void {
+  async flush(svc: ServiceContext, tx: Statements): Promise<void> {
     for (const counter of this.counters.values()) {
       if (!counter.dirty) continue;
-      writeCounter(svc, counter.id, counter.last);
+      await writeCounter(svc, tx, counter.id, counter.last);
       counter.dirty = false;
     }
   }
@@ -56,8 +57,11 @@ function seriesStore(svc: ServiceContext, series: string): { def: NumberSeriesDe
   return { def, store };
 }
 
-/** The series row of a company (created at 0 when missing). */
-function readCounter(svc: ServiceContext, series: string, companyId: string | undefined): Omit<Counter, 'dirty'> {
+/**
+ * The series row of a company (created at 0 when missing), locked for the rest of the transaction
+ * where the engine locks rows (PostgreSQL: FOR UPDATE), so concurrent writers take numbers in turn.
+ */
+async function readCounter(svc: ServiceContext, tx: Statements, series: string, companyId: string | undefined): Promise<Omit<Counter, 'dirty'>> {
   const { def, store } = seriesStore(svc, series);
   // The statements run for every numbered insert: compiled once per shape (sql/statement-cache.ts).
   const scoped = store.scope === 'company';
@@ -67,9 +71,10 @@ function readCounter(svc: ServiceContext, series: string, companyId: string | un
         columns: [{ expr: col('s', 'id'), alias: 'id' }, { expr: col('s', 'prefix'), alias: 'prefix' }, { expr: col('s', 'width'), alias: 'width' }, { expr: col('s', 'lastNumber'), alias: 'lastNumber' }],
         from: { kind: 'table', table: store.table, alias: 's' },
         where: and(companyCondition(store, 's', scoped ? String(v[0]) : undefined), eq(col('s', 'code'), param(v[scoped ? 1 : 0] ?? null))),
+        lockForUpdate: true,
       }),
     );
-  let row = svc.db.get(find());
+  let row = await tx.get(find());
   if (row === undefined) {
     const columns = ['id', 'code', 'description', 'prefix', 'width', 'lastNumber', 'lastModifiedDateTime', HIDDEN_COLUMNS.version];
     const values = [randomUUID(), series, `${series} numbers`, def.prefix, def.width, 0, new Date().toISOString(), svc.nextVersion()];
@@ -77,17 +82,17 @@ function readCounter(svc: ServiceContext, series: string, companyId: string | un
       columns.push(HIDDEN_COLUMNS.company);
       values.push(companyId ?? '');
     }
-    svc.db.run(compile({ kind: 'insert', table: store.table, columns, values: values.map((v) => param(v)) }, svc.engine.dialect));
-    row = svc.db.get(find());
+    await tx.run(compile({ kind: 'insert', table: store.table, columns, values: values.map((v) => param(v)) }, svc.engine.dialect));
+    row = await tx.get(find());
     if (row === undefined) throw new Error('number series row vanished');
   }
   return { id: String(row['id']), prefix: String(row['prefix']), width: Number(row['width']), last: Number(row['lastNumber']) };
 }
 
-function writeCounter(svc: ServiceContext, id: string, last: number): void {
+async function writeCounter(svc: ServiceContext, tx: Statements, id: string, last: number): Promise<void> {
   const store = svc.model.numberSeriesType;
   if (store === undefined) throw new Error('no number series type');
-  svc.db.run(
+  await tx.run(
     statementsOf(store, svc.engine.dialect).compiled('series advance', [last, svc.nextVersion(), id], (v) => ({
       kind: 'update',
       table: store.table,
@@ -101,8 +106,8 @@ function writeCounter(svc: ServiceContext, id: string, last: number): void {
  * The next free number of `series` for the company, reserved by advancing the counter: in
  * `reservations` (written back at their flush) when given, else in the database at once.
  */
-export function nextNumber(svc: ServiceContext, type: EntityType, p: Property, series: string, companyId: string | undefined, reservations?: NumberReservations): string {
-  const counter = reservations === undefined ? { ...readCounter(svc, series, companyId), dirty: false } : reservations.counter(svc, series, companyId);
+export async function nextNumber(svc: ServiceContext, tx: Statements, type: EntityType, p: Property, series: string, companyId: string | undefined, reservations?: NumberReservations): Promise<string> {
+  const counter = reservations === undefined ? { ...(await readCounter(svc, tx, series, companyId)), dirty: false } : await reservations.counter(svc, tx, series, companyId);
   let n = counter.last;
   let candidate: string;
   for (;;) {
@@ -117,10 +122,10 @@ export function nextNumber(svc: ServiceContext, type: EntityType, p: Property, s
         limit: constant(1),
       }),
     );
-    if (svc.db.get(taken) === undefined) break;
+    if ((await tx.get(taken)) === undefined) break;
   }
   counter.last = n;
-  if (reservations === undefined) writeCounter(svc, counter.id, n);
+  if (reservations === undefined) await writeCounter(svc, tx, counter.id, n);
   else counter.dirty = true;
   return candidate;
 }

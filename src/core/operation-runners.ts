@@ -1,7 +1,7 @@
 /**
  * How an operation runs its reads and its write transaction. The operations are written in three
  * phases: prepare (parse, validate, beforeWrite hooks: async, no transaction), execute (the
- * transaction body: synchronous) and respond. A request on its own hands its reads to the service's
+ * transaction body, awaiting only the engine's statements in it) and respond. A request on its own hands its reads to the service's
  * read executor and its transaction body to a transaction of its own (shared with the turn's group
  * commit); a request inside a `$batch` gets the batch's runners instead: its reads join the batch's
  * read run (one snapshot for the GETs that follow one another), its body joins its change set's
@@ -34,7 +34,7 @@ export interface WriteRunner {
    */
   readonly keysFirst: boolean;
   /** Runs `body` in a write transaction; settles after COMMIT (or the rollback). */
-  run<T>(svc: ServiceContext, identity: WriteIdentity, body: (session: WriteSession) => T, created?: CreatedEntity): Promise<T>;
+  run<T>(svc: ServiceContext, identity: WriteIdentity, body: (session: WriteSession) => Promise<T>, created?: CreatedEntity): Promise<T>;
 }
 
 /** A request on its own: its own transaction, in the turn's group commit. */

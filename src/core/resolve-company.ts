@@ -9,15 +9,20 @@ import { col, eq, param, select } from '../sql/build.js';
 import type { CompanyRef } from '../uri/bound-path.js';
 import type { Principal } from './request.js';
 import type { ServiceContext } from './service-context.js';
+import { andThen, type MaybePromise } from '../util/maybe-promise.js';
 import type { CompanyIdentity } from '../auth/access-cache.js';
 
 export type { CompanyIdentity };
 
-function findCompany(svc: ServiceContext, idOrName: string): CompanyIdentity | undefined {
-  return svc.access.company(idOrName, () => loadCompany(svc, idOrName) ?? null) ?? undefined;
+/** A company by id or name, if it exists (from the access cache, else the database). */
+export function findCompany(svc: ServiceContext, idOrName: string): MaybePromise<CompanyIdentity | undefined> {
+  return andThen(
+    svc.access.company(idOrName, () => andThen(loadCompany(svc, idOrName), (found) => found ?? null)),
+    (found) => found ?? undefined,
+  );
 }
 
-function loadCompany(svc: ServiceContext, idOrName: string): CompanyIdentity | undefined {
+function loadCompany(svc: ServiceContext, idOrName: string): MaybePromise<CompanyIdentity | undefined> {
   const c = svc.model.company;
   const byId = GUID.test(idOrName);
   const query = select({
@@ -25,18 +30,13 @@ function loadCompany(svc: ServiceContext, idOrName: string): CompanyIdentity | u
     from: { kind: 'table', table: c.table, alias: 'c' },
     where: eq(col('c', byId ? c.key.name : 'name'), param(byId ? idOrName.toLowerCase() : idOrName)),
   });
-  const row = svc.db.get(compile(query, svc.engine.dialect));
-  return row === undefined ? undefined : { id: String(row['id']), name: String(row['name']) };
+  return andThen(svc.engine.db.get(compile(query, svc.engine.dialect)), (row) => (row === undefined ? undefined : { id: String(row['id']), name: String(row['name']) }));
 }
 
 /** The company if it exists and the caller has a grant in it. */
-function accessible(svc: ServiceContext, principal: Principal, idOrName: string): CompanyIdentity | undefined {
-  const found = findCompany(svc, idOrName);
-  return found !== undefined && principal.companies.has(found.id) ? found : undefined;
+function accessible(svc: ServiceContext, principal: Principal, idOrName: string): MaybePromise<CompanyIdentity | undefined> {
+  return andThen(findCompany(svc, idOrName), (found) => (found !== undefined && principal.companies.has(found.id) ? found : undefined));
 }
-
-/** A company by id or name, if it exists. */
-export { findCompany };
 
 /**
  * The company a request works on, or undefined for global resources. A company the caller may not use
@@ -49,26 +49,31 @@ export function resolveCompany(
   ref: CompanyRef,
   principal: Principal,
   companyOption: string | undefined,
-): CompanyIdentity | undefined {
+): MaybePromise<CompanyIdentity | undefined> {
   if (ref.kind === 'none') return undefined;
   if (ref.kind === 'path' || companyOption !== undefined) {
-    const found = accessible(svc, principal, ref.kind === 'path' ? ref.id : (companyOption as string));
-    if (found === undefined) throw new CompanyAccessDeniedError();
-    return found;
+    return andThen(accessible(svc, principal, ref.kind === 'path' ? ref.id : (companyOption as string)), (found) => {
+      if (found === undefined) throw new CompanyAccessDeniedError();
+      return found;
+    });
   }
   const own = principal.defaultCompany === undefined ? undefined : accessible(svc, principal, principal.defaultCompany);
-  if (own !== undefined) return own;
-  if (principal.companies.size === 1) {
+  return andThen(own, (company) => {
+    if (company !== undefined) return company;
     const [only] = principal.companies;
-    const found = only === undefined ? undefined : findCompany(svc, only);
-    if (found !== undefined) return found;
-  }
-  const service = svc.defaultCompany === undefined ? undefined : accessible(svc, principal, svc.defaultCompany);
-  if (service !== undefined) return service;
-  throw new ODataError(
-    400,
-    'Internal_CompanyNotFound',
-    'Cannot process the request because no company is chosen: you have access to several companies and no default one. Name a company with the query option ' +
-      'company=<id or name>, or use the company-scoped URL companies(<companyId>)/<entitySet>; GET companies lists yours.',
-  );
+    const single = principal.companies.size === 1 && only !== undefined ? findCompany(svc, only) : undefined;
+    return andThen(single, (found) => {
+      if (found !== undefined) return found;
+      const service = svc.defaultCompany === undefined ? undefined : accessible(svc, principal, svc.defaultCompany);
+      return andThen(service, (last) => {
+        if (last !== undefined) return last;
+        throw new ODataError(
+          400,
+          'Internal_CompanyNotFound',
+          'Cannot process the request because no company is chosen: you have access to several companies and no default one. Name a company with the query option ' +
+            'company=<id or name>, or use the company-scoped URL companies(<companyId>)/<entitySet>; GET companies lists yours.',
+        );
+      });
+    });
+  });
 }

@@ -10,6 +10,8 @@ import { NotFoundError } from '../errors/odata-error.js';
 import { planRead, type PathCondition } from '../query/plan-read.js';
 import type { PathStep } from '../uri/bound-path.js';
 import type { ServiceContext } from './service-context.js';
+import type { Statements } from '../db/engine.js';
+import { andThen, type MaybePromise } from '../util/maybe-promise.js';
 import { statementsOf } from '../sql/statement-cache.js';
 
 /** The resolved last step of a path. */
@@ -45,12 +47,12 @@ function conditionsFor(step: PathStep, parentRow: DbRow | undefined): { conditio
   return { conditions, reachable };
 }
 
-/** Reads one row of a type by conditions (undefined when absent). */
-export function readRow(svc: ServiceContext, type: EntityType, companyId: string | undefined, conditions: readonly PathCondition[]): DbRow | undefined {
+/** Reads one row of a type by conditions (undefined when absent) with `db`: the engine's statements, or a transaction's. */
+export function readRow(svc: ServiceContext, db: Statements, type: EntityType, companyId: string | undefined, conditions: readonly PathCondition[]): MaybePromise<DbRow | undefined> {
   const scoped = companyId !== undefined;
   const values = scoped ? [companyId, ...conditions.map((c) => c.value)] : conditions.map((c) => c.value);
   const shape = `read ${scoped ? 'company ' : ''}${conditions.map((c) => c.property).join(',')}`;
-  return svc.db.get(
+  return db.get(
     statementsOf(type, svc.engine.dialect).compiled(shape, values, (v) => {
       const at = scoped ? 1 : 0;
       return planRead({ type, companyId: scoped ? String(v[0]) : undefined, conditions: conditions.map((c, i) => ({ property: c.property, value: v[at + i] as StoredValue })), limit: 1 });
@@ -58,22 +60,28 @@ export function readRow(svc: ServiceContext, type: EntityType, companyId: string
   );
 }
 
-/** Resolves the steps of a path; throws 404 when a step before the last does not exist. */
-export function resolvePath(svc: ServiceContext, steps: readonly PathStep[], companyId: string | undefined): ResolvedPath {
-  let parentRow: DbRow | undefined;
+/**
+ * Resolves the steps of a path with `db`; throws (or rejects) 404 when a step before the last does
+ * not exist. Synchronous where the engine answers at once (the request path of SQLite).
+ */
+export function resolvePath(svc: ServiceContext, db: Statements, steps: readonly PathStep[], companyId: string | undefined): MaybePromise<ResolvedPath> {
   const keys: StoredValue[] = [];
-  for (let i = 0; i < steps.length - 1; i++) {
+  const from = (i: number, parentRow: DbRow | undefined): MaybePromise<ResolvedPath> => {
+    if (i === steps.length - 1) {
+      const step = steps[i] as PathStep;
+      const { conditions, reachable } = conditionsFor(step, parentRow);
+      if (step.key !== undefined) keys.push(step.key);
+      return { step, conditions, parentRow, keys, reachable };
+    }
     const step = steps[i] as PathStep;
     const { conditions, reachable } = conditionsFor(step, parentRow);
-    const row = reachable ? readRow(svc, step.type, companyId, conditions) : undefined;
-    if (row === undefined) throw recordNotFound(step.type, conditions);
-    parentRow = row;
-    keys.push(row[step.type.key.name] as StoredValue);
-  }
-  const step = steps[steps.length - 1] as PathStep;
-  const { conditions, reachable } = conditionsFor(step, parentRow);
-  if (step.key !== undefined) keys.push(step.key);
-  return { step, conditions, parentRow, keys, reachable };
+    return andThen(reachable ? readRow(svc, db, step.type, companyId, conditions) : undefined, (row) => {
+      if (row === undefined) throw recordNotFound(step.type, conditions);
+      keys.push(row[step.type.key.name] as StoredValue);
+      return from(i + 1, row);
+    });
+  };
+  return from(0, undefined);
 }
 
 /** The row a path addresses with its type and the keys of its steps (for context URLs), or 404. */
@@ -83,11 +91,11 @@ export interface LoadedTarget {
   readonly keys: StoredValue[];
 }
 
-/** Resolves a path and loads the one entity it addresses; run inside the write transaction. */
-export function loadTarget(svc: ServiceContext, steps: readonly PathStep[], companyId: string | undefined): LoadedTarget {
-  const resolved = resolvePath(svc, steps, companyId);
+/** Resolves a path and loads the one entity it addresses, in the write transaction `tx`. */
+export async function loadTarget(svc: ServiceContext, tx: Statements, steps: readonly PathStep[], companyId: string | undefined): Promise<LoadedTarget> {
+  const resolved = await resolvePath(svc, tx, steps, companyId);
   const type = resolved.step.type;
-  const row = resolved.reachable ? readRow(svc, type, companyId, resolved.conditions) : undefined;
+  const row = resolved.reachable ? await readRow(svc, tx, type, companyId, resolved.conditions) : undefined;
   if (row === undefined) throw recordNotFound(type, resolved.conditions);
   const keys = [...resolved.keys];
   if (resolved.step.key === undefined) keys.push(row[type.key.name] as StoredValue);

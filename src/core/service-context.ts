@@ -3,7 +3,6 @@
  * validator, the row-version clock, the logger and the business-rule hooks. Built once by `createService`.
  */
 import type { Logger } from 'pino';
-import type { Database } from '../db/database.js';
 import type { EdmModel } from '../edm/model.js';
 import type { BodyValidator } from '../validation/validate-body.js';
 import type { HookRegistry } from '../hooks/registry.js';
@@ -21,7 +20,6 @@ import type { PathTemplates } from '../uri/path-templates.js';
 /** Long-lived service state shared by all requests. */
 export interface ServiceContext {
   readonly model: EdmModel;
-  readonly db: Database;
   /** The database engine: its SQL dialect, driver, DDL and error mapping (db/engine.ts). */
   readonly engine: Engine;
   readonly validator: BodyValidator;

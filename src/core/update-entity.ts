@@ -13,6 +13,7 @@ import { checkReferences, checkRequired, checkUnique, type RowValues } from './w
 import { stampRow } from './insert-entity.js';
 import { readRow } from './resolve-path.js';
 import type { ServiceContext } from './service-context.js';
+import type { Statements } from '../db/engine.js';
 
 /** The stored columns of `before` with `changes` applied (what the row will hold). */
 export function mergeChanges(type: EntityType, before: DbRow, changes: ReadonlyMap<string, StoredValue>): RowValues {
@@ -23,24 +24,24 @@ export function mergeChanges(type: EntityType, before: DbRow, changes: ReadonlyM
 }
 
 /** The model's checks of an update: required fields, references and unique values that changed. */
-export function checkUpdate(svc: ServiceContext, type: EntityType, companyId: string | undefined, merged: RowValues, changed: ReadonlySet<string>, key: StoredValue): void {
+export async function checkUpdate(svc: ServiceContext, tx: Statements, type: EntityType, companyId: string | undefined, merged: RowValues, changed: ReadonlySet<string>, key: StoredValue): Promise<void> {
   checkRequired(type, merged);
-  checkReferences(svc, type, companyId, merged, changed);
-  checkUnique(svc, type, companyId, merged, changed, key);
+  await checkReferences(svc, tx, type, companyId, merged, changed);
+  await checkUnique(svc, tx, type, companyId, merged, changed, key);
 }
 
 /** Stamps and writes the changes of one row; returns the row as read back. */
-export function writeUpdate(svc: ServiceContext, type: EntityType, companyId: string | undefined, key: StoredValue, changes: ReadonlyMap<string, StoredValue>, now: Date): DbRow {
+export async function writeUpdate(svc: ServiceContext, tx: Statements, type: EntityType, companyId: string | undefined, key: StoredValue, changes: ReadonlyMap<string, StoredValue>, now: Date): Promise<DbRow> {
   const values: RowValues = new Map(changes);
   stampRow(svc, type, values, now);
   const set = [...values.entries()].map(([column, v]) => ({ column, value: param(v) }));
-  svc.db.run(compile({ kind: 'update', table: type.table, set, where: eq(col(type.table, type.key.name), param(key)) }, svc.engine.dialect));
-  const stored = readRow(svc, type, companyId, [{ property: type.key.name, value: key }]);
+  await tx.run(compile({ kind: 'update', table: type.table, set, where: eq(col(type.table, type.key.name), param(key)) }, svc.engine.dialect));
+  const stored = await readRow(svc, tx, type, companyId, [{ property: type.key.name, value: key }]);
   if (stored === undefined) throw new Error(`updated ${type.name} row not found`);
   return stored;
 }
 
 /** Deletes one row by key; contained children go with it through the foreign keys' ON DELETE CASCADE. */
-export function writeDelete(svc: ServiceContext, type: EntityType, key: StoredValue): void {
-  svc.db.run(compile({ kind: 'delete', table: type.table, where: eq(col(type.table, type.key.name), param(key)) }, svc.engine.dialect));
+export async function writeDelete(svc: ServiceContext, tx: Statements, type: EntityType, key: StoredValue): Promise<void> {
+  await tx.run(compile({ kind: 'delete', table: type.table, where: eq(col(type.table, type.key.name), param(key)) }, svc.engine.dialect));
 }

@@ -10,6 +10,7 @@ import type { StoredValue } from '../edm/values.js';
 import { BodyValidationError, ConflictError } from '../errors/odata-error.js';
 import { companyCondition } from '../query/plan-read.js';
 import type { ServiceContext } from './service-context.js';
+import type { Statements } from '../db/engine.js';
 
 /** A row being written: stored values by property name. */
 export type RowValues = Map<string, StoredValue>;
@@ -26,7 +27,7 @@ export function checkRequired(type: EntityType, row: RowValues): void {
 }
 
 /** true when a row matches; `companyId` undefined searches every company (keys are global). */
-function exists(svc: ServiceContext, type: EntityType, companyId: string | undefined, conditions: [string, StoredValue][], exceptKey?: StoredValue): boolean {
+async function exists(svc: ServiceContext, tx: Statements, type: EntityType, companyId: string | undefined, conditions: [string, StoredValue][], exceptKey?: StoredValue): Promise<boolean> {
   const scoped = companyId !== undefined;
   const except = exceptKey !== undefined;
   const values: StoredValue[] = [...(scoped ? [companyId] : []), ...conditions.map(([, v]) => v), ...(except ? [exceptKey] : [])];
@@ -40,17 +41,17 @@ function exists(svc: ServiceContext, type: EntityType, companyId: string | undef
     );
     return select({ columns: [{ expr: constant(1), alias: 'one' }], from: { kind: 'table', table: type.table, alias: 'x' }, where, limit: constant(1) });
   });
-  return svc.db.get(q) !== undefined;
+  return (await tx.get(q)) !== undefined;
 }
 
 /** 409 when the key (globally), a unique property or an alternate key (within the company) is taken by another row. */
-export function checkUnique(svc: ServiceContext, type: EntityType, companyId: string | undefined, row: RowValues, changed: ReadonlySet<string>, selfKey?: StoredValue): void {
+export async function checkUnique(svc: ServiceContext, tx: Statements, type: EntityType, companyId: string | undefined, row: RowValues, changed: ReadonlySet<string>, selfKey?: StoredValue): Promise<void> {
   for (const p of type.properties) {
     if (!(p.unique || p === type.key) || !changed.has(p.name)) continue;
     const v = row.get(p.name);
     if (v === undefined || v === null) continue;
     const scope = p === type.key || type.scope !== 'company' ? undefined : companyId;
-    if (exists(svc, type, scope, [[p.name, v]], selfKey)) {
+    if (await exists(svc, tx, type, scope, [[p.name, v]], selfKey)) {
       throw new ConflictError(`The ${type.name} already exists. Identification fields and values: ${p.name}='${String(v)}'.`, 'Internal_EntityWithSameKeyExists', p.name);
     }
   }
@@ -59,7 +60,7 @@ export function checkUnique(svc: ServiceContext, type: EntityType, companyId: st
     if (!key.some((p) => changed.has(p.name))) continue;
     const values = key.map((p) => [p.name, row.get(p.name) ?? null] as [string, StoredValue]);
     if (values.some(([, v]) => v === null)) continue;
-    if (exists(svc, type, scope, values, selfKey)) {
+    if (await exists(svc, tx, type, scope, values, selfKey)) {
       const shown = values.map(([name, v]) => `${name}='${String(v)}'`).join(', ');
       throw new ConflictError(`The ${type.name} already exists. Identification fields and values: ${shown}.`, 'Internal_EntityWithSameKeyExists', key[0]?.name);
     }
@@ -67,13 +68,13 @@ export function checkUnique(svc: ServiceContext, type: EntityType, companyId: st
 }
 
 /** 400 when a changed reference field names no row of the referenced type in the same company. */
-export function checkReferences(svc: ServiceContext, type: EntityType, companyId: string | undefined, row: RowValues, changed: ReadonlySet<string>): void {
+export async function checkReferences(svc: ServiceContext, tx: Statements, type: EntityType, companyId: string | undefined, row: RowValues, changed: ReadonlySet<string>): Promise<void> {
   for (const nav of type.navigations) {
     if (!nav.checkOnWrite || nav.collection) continue;
     if (!nav.joins.some((j) => changed.has(j.sourceProperty))) continue;
     const values = nav.joins.map((j) => [j.targetProperty, row.get(j.sourceProperty) ?? null] as [string, StoredValue]);
     if (values.some(([, v]) => v === null || v === '')) continue;
-    if (!exists(svc, nav.target, nav.target.scope === 'company' ? companyId : undefined, values)) {
+    if (!(await exists(svc, tx, nav.target, nav.target.scope === 'company' ? companyId : undefined, values))) {
       const field = nav.joins[0]?.sourceProperty ?? nav.name;
       const shown = values.map(([, v]) => String(v)).join(', ');
       throw new BodyValidationError(

@@ -14,7 +14,6 @@ import type { ServiceContext } from '../core/service-context.js';
 import type { Principal } from '../core/request.js';
 import { col, select } from '../sql/build.js';
 import { compile } from '../sql/compile.js';
-import { sqliteDialect } from '../sql/sqlite-dialect.js';
 import { DataFileError, dataFormatOf, readDataFile } from './data-file.js';
 import { ImportRefusedError, importRows } from './import-rows.js';
 
@@ -70,17 +69,17 @@ export function listDataFiles(model: EdmModel, dir: string): DataFile[] {
   return referenceOrder(model, files);
 }
 
-function companyIds(svc: ServiceContext): string[] {
+async function companyIds(svc: ServiceContext): Promise<string[]> {
   const company = svc.model.company;
   const query = select({ columns: [{ expr: col('c', company.key.name), alias: 'id' }], from: { kind: 'table', table: company.table, alias: 'c' }, orderBy: [{ expr: col('c', 'name'), direction: 'ASC' }] });
-  return svc.db.all(compile(query, sqliteDialect)).map((row) => String(row['id']));
+  return (await svc.engine.db.all(compile(query, svc.engine.dialect))).map((row) => String(row['id']));
 }
 
 /** Loads every data file (atomic: the first refused row throws DataFileError naming file and line). */
 export async function loadDataFolder(svc: ServiceContext, dir: string, principal: Principal): Promise<DataFolderReport> {
   const loaded: { file: string; companyId: string | undefined; rows: number }[] = [];
   for (const { file, type } of listDataFiles(svc.model, dir)) {
-    const companies = type.scope === 'company' ? companyIds(svc) : [undefined];
+    const companies = type.scope === 'company' ? await companyIds(svc) : [undefined];
     if (companies.length === 0) throw new DataFileError(file, 1, `${type.entitySet} is company-scoped and there is no company yet; add ${svc.model.company.entitySet}.csv to the data folder (or seed the demo).`);
     for (const companyId of companies) {
       try {

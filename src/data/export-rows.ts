@@ -1,7 +1,8 @@
 /**
  * Exports the rows of an entity set (of one company, for a company-scoped set) in key order, as CSV or
- * as a JSON array of objects written as a GET returns them. Rows are streamed from the database to the
- * output, so a set of any size takes constant memory. CSV writes enum members as metadata names them
+ * as a JSON array of objects written as a GET returns them. Rows are read in pages by key (the same on
+ * every engine, and no statement stays open while the output drains), so a set of any size takes
+ * constant memory. CSV writes enum members as metadata names them
  * (`Pending Approval`), which import reads back. By default every stored property is written;
  * `importable` writes only the columns import takes (no read-only values, no generated keys).
  */
@@ -12,10 +13,10 @@ import type { EntityType, Property } from '../edm/model.js';
 import { HIDDEN_COLUMNS } from '../edm/model.js';
 import { decodeODataName } from '../edm/encode-name.js';
 import { storedToJson } from '../edm/values.js';
-import type { Database } from '../db/database.js';
-import { col, eq, param, select } from '../sql/build.js';
+import type { Engine } from '../db/engine.js';
+import { and, bin, col, constant, eq, param, select } from '../sql/build.js';
 import { compile } from '../sql/compile.js';
-import { sqliteDialect } from '../sql/sqlite-dialect.js';
+import type { SqlValue } from '../sql/nodes.js';
 import type { DataFormat } from './data-file.js';
 import { ignoredOnWrite } from '../validation/validate-body.js';
 
@@ -42,25 +43,44 @@ function csvCell(property: Property, value: unknown): string {
   return typeof json === 'string' ? json : JSON.stringify(json);
 }
 
-/** Writes the rows to `out` (not ended); resolves with the number of rows written. */
-export async function exportRows(db: Database, type: EntityType, out: Writable, options: ExportOptions): Promise<number> {
-  const properties = exportedProperties(type, options.importable === true);
-  const query = compile(
-    select({
-      columns: properties.map((p) => ({ expr: col('t', p.name), alias: p.name })),
+/** Rows per page read. */
+const PAGE_ROWS = 1000;
+
+const KEY_ALIAS = '_key';
+
+/** The values of `properties` of every row of the set (of the company), in key order, a page at a time. */
+async function* rowsOf(engine: Pick<Engine, 'db' | 'dialect'>, type: EntityType, properties: readonly Property[], companyId: string | undefined): AsyncGenerator<unknown[]> {
+  let after: SqlValue | undefined;
+  for (;;) {
+    const where = and(
+      type.scope === 'company' ? eq(col('t', HIDDEN_COLUMNS.company), param(companyId ?? null)) : undefined,
+      after === undefined ? undefined : bin('>', col('t', type.key.name), param(after)),
+    );
+    const query = select({
+      columns: [...properties.map((p) => ({ expr: col('t', p.name), alias: p.name })), { expr: col('t', type.key.name), alias: KEY_ALIAS }],
       from: { kind: 'table', table: type.table, alias: 't' },
-      ...(type.scope === 'company' ? { where: eq(col('t', HIDDEN_COLUMNS.company), param(options.companyId ?? null)) } : {}),
+      ...(where === undefined ? {} : { where }),
       orderBy: [{ expr: col('t', type.key.name), direction: 'ASC' }],
-    }),
-    sqliteDialect,
-  );
+      limit: constant(PAGE_ROWS),
+    });
+    const rows = await engine.db.all(compile(query, engine.dialect));
+    for (const row of rows) yield properties.map((p) => row[p.name]);
+    if (rows.length < PAGE_ROWS) return;
+    after = rows[rows.length - 1]?.[KEY_ALIAS] as SqlValue;
+  }
+}
+
+/** Writes the rows to `out` (not ended); resolves with the number of rows written. */
+export async function exportRows(engine: Pick<Engine, 'db' | 'dialect'>, type: EntityType, out: Writable, options: ExportOptions): Promise<number> {
+  const properties = exportedProperties(type, options.importable === true);
+  const rows = rowsOf(engine, type, properties, options.companyId);
   const write = async (text: string): Promise<void> => {
     if (!out.write(text)) await once(out, 'drain');
   };
   let count = 0;
   if (options.format === 'json') {
     await write('[');
-    for (const values of db.iterateRows(query)) {
+    for await (const values of rows) {
       const entity: Record<string, unknown> = {};
       properties.forEach((p, i) => (entity[p.name] = storedToJson(values[i], p.type, JSON_VALUES)));
       await write(`${count === 0 ? '\n' : ',\n'}${JSON.stringify(entity)}`);
@@ -72,7 +92,7 @@ export async function exportRows(db: Database, type: EntityType, out: Writable, 
   const csv = stringify({ header: true, columns: properties.map((p) => p.name), record_delimiter: 'unix' });
   csv.pipe(out, { end: false });
   const ended = once(csv, 'end');
-  for (const values of db.iterateRows(query)) {
+  for await (const values of rows) {
     if (!csv.write(properties.map((p, i) => csvCell(p, values[i])))) await once(csv, 'drain');
     count++;
   }

@@ -131,18 +131,10 @@ export async function importRows(svc: ServiceContext, type: EntityType, records:
 
 /**
  * Runs `body` inside one database transaction that stays open across its awaits (the write batches
- * inside become savepoints of it): COMMIT when it resolves, ROLLBACK when it rejects. For commands
- * that are the only user of their connection (seed, import --atomic), never inside the server.
+ * inside join it as savepoints: db/engine.ts): COMMIT when it resolves, ROLLBACK when it rejects. For
+ * commands that are the only user of their service (seed, import --atomic), never inside the server:
+ * the body awaits files, and every other writer waits meanwhile.
  */
-export async function inOuterTransaction<T>(svc: ServiceContext, body: () => Promise<T>): Promise<T> {
-  const raw = svc.db.raw;
-  raw.exec('BEGIN IMMEDIATE');
-  try {
-    const result = await body();
-    raw.exec('COMMIT');
-    return result;
-  } catch (e) {
-    if (raw.inTransaction) raw.exec('ROLLBACK');
-    throw e;
-  }
+export function inOuterTransaction<T>(svc: ServiceContext, body: () => Promise<T>): Promise<T> {
+  return svc.engine.transaction(() => body());
 }

@@ -93,6 +93,11 @@ export class Database {
     return this.prepare(q.sql).run(...q.params).changes;
   }
 
+  /** true while a transaction is open on the connection. */
+  get inTransaction(): boolean {
+    return this.conn.inTransaction;
+  }
+
   /** Executes DDL text (no parameters). */
   exec(sql: string): void {
     this.raw.exec(sql); // raw ends the read snapshot

@@ -14,12 +14,18 @@ import type { ODataError } from '../errors/odata-error.js';
 import type { ReadRequest } from './read-executor.js';
 import type { ReadOutcome } from './read-pool.js';
 import type { StepResult } from './read-steps.js';
+import type { MaybePromise } from '../util/maybe-promise.js';
+import type { EdmModel } from '../edm/model.js';
+import type { MigrationReport } from './migrate.js';
+import type { ServiceLimits } from '../edm/service-limits.js';
+
+/** The service settings an engine reads (edm/service-limits.ts): read threads and queues, deadlines. */
+export type EngineLimits = Pick<ServiceLimits, 'readWorkers' | 'maxQueuedReads' | 'requestTimeoutMs' | 'maxInlineRows'>;
 
 /** The engines the service runs on. */
 export type EngineName = 'sqlite' | 'postgres';
 
-/** A value now, or later. */
-export type MaybePromise<T> = T | Promise<T>;
+export type { MaybePromise } from '../util/maybe-promise.js';
 
 /** A row as a statement returns it, by column alias. */
 export type DbRow = Record<string, unknown>;
@@ -34,6 +40,12 @@ export interface Statements {
   run(q: CompiledQuery): MaybePromise<number>;
 }
 
+/** The statements of a transaction, which can also nest one. */
+export interface Transaction extends Statements {
+  /** Runs `body` in a savepoint of the transaction: a throw undoes what it did (and rethrows), the transaction goes on. */
+  savepoint<T>(body: () => Promise<T>): Promise<T>;
+}
+
 /** Where a request's reads run (db/read-executor.ts for SQLite). */
 export interface ReadRunner {
   run(read: ReadRequest): StepResult[] | Promise<StepResult[]>;
@@ -44,17 +56,37 @@ export interface ReadRunner {
 /** A database engine (see the file comment). */
 export interface Engine {
   readonly name: EngineName;
+  /** Where the data lives, for messages: the file, or the URL without its password. */
+  readonly location: string;
   /** The SQL the query layer builds for this engine (sql/dialect.ts). */
   readonly dialect: Dialect;
   /** Statements outside a caller's transaction, each on its own (start-up, lookups, the command line, background work). */
   readonly db: Statements;
   /**
-   * Runs `body` in one transaction and commits it; a throw rolls back everything it did. On SQLite the
+   * Runs `body` in one transaction and commits it; a throw rolls back everything it did. Called again
+   * inside `body` (its async context), it is a savepoint of the same transaction, and so are the
+   * statements of `db` issued there: an import's batches join the seed's transaction. On SQLite the
    * transactions that become ready in one event-loop turn share a COMMIT (db/group-commit.ts).
    */
-  transaction<T>(body: (tx: Statements) => Promise<T>): Promise<T>;
+  transaction<T>(body: (tx: Transaction) => Promise<T>): Promise<T>;
   /** A request's reads: on the event loop or in read threads with a deadline (SQLite), on the pool (PostgreSQL). */
   readonly reads: ReadRunner;
+  /**
+   * Brings the tables in line with the model and creates the framework's own (outbox, webhook
+   * delivery, users and tokens), in one transaction under a lock, so instances starting together
+   * migrate once and instances already running keep writing. `dryRun` rolls it all back (`ecn-odata check`).
+   */
+  migrate(model: EdmModel, options?: { readonly dryRun?: boolean }): Promise<MigrationReport>;
+  /** A request starts: SQLite lets the requests of one event-loop turn share a read snapshot (db/shared-reads.ts). */
+  enterRequest(joinTurn: boolean): void;
+  /** A request ended (see enterRequest). */
+  leaveRequest(): void;
+  /**
+   * A number that stays the same while lookups cached from the access tables need no new check against
+   * the database (auth/access-cache.ts): SQLite the shared read snapshot, PostgreSQL a short period;
+   * -1 asks for a check every time.
+   */
+  readonly cacheEpoch: number;
   /** The OData error a driver error stands for (a constraint the checks did not catch, a lock timeout), if any. */
   mapError(e: unknown): ODataError | undefined;
   /** Closes every connection and thread. */

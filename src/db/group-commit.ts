@@ -16,6 +16,7 @@
  * once, so its awaits are microtasks and the batch still finishes before any other event-loop task
  * runs; a job that awaited real I/O would hold the transaction open, which the write path never does.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type BetterSqlite3 from 'better-sqlite3';
 
 interface Job {
@@ -34,6 +35,8 @@ export class GroupCommit {
   private scheduled = false;
   private running = false;
   private statements: { savepoint: BetterSqlite3.Statement; release: BetterSqlite3.Statement; undo: BetterSqlite3.Statement } | undefined;
+  /** Set inside a running job: a transaction asked for there is a savepoint of the job's (else it would wait for the batch it is part of). */
+  private readonly inside = new AsyncLocalStorage<boolean>();
 
   /**
    * @param connection the connection (any read snapshot of it ended)
@@ -46,6 +49,7 @@ export class GroupCommit {
 
   /** Runs `fn` in a transaction shared with the other bodies queued in this turn; settles after COMMIT. */
   run<T>(fn: () => T | Promise<T>): Promise<T> {
+    if (this.inside.getStore() === true) return this.nested(fn);
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ fn, resolve: resolve as (value: unknown) => void, reject });
       this.schedule();
@@ -57,6 +61,24 @@ export class GroupCommit {
     this.scheduled = true;
     // setImmediate: after the I/O callbacks of this turn, so requests read in the same turn join.
     setImmediate(() => void this.flush());
+  }
+
+  /** A transaction asked for inside a running job: a savepoint of it, undone alone when `fn` throws. */
+  private async nested<T>(fn: () => T | Promise<T>): Promise<T> {
+    const raw = this.connection();
+    const s = this.sql(raw);
+    s.savepoint.run();
+    try {
+      const value = await fn();
+      s.release.run();
+      return value;
+    } catch (e) {
+      if (raw.inTransaction) {
+        s.undo.run();
+        s.release.run();
+      }
+      throw e;
+    }
   }
 
   private sql(raw: BetterSqlite3.Database): NonNullable<GroupCommit['statements']> {
@@ -97,7 +119,7 @@ export class GroupCommit {
         s.savepoint.run();
         let outcome: Outcome;
         try {
-          const v = job.fn();
+          const v = this.inside.run(true, job.fn);
           outcome = { ok: true, value: isThenable(v) ? await v : v };
         } catch (error) {
           outcome = { ok: false, error };

@@ -2,9 +2,9 @@
  * The operator's view of webhook delivery (`ecn-odata deliveries`): notifications, newest first, each
  * with its attempts (time, status code or network error, duration, outcome).
  */
-import type { Database } from '../db/database.js';
-import { sqliteDialect } from '../sql/sqlite-dialect.js';
-import { ATTEMPTS_TABLE, NOTIFICATIONS_TABLE, type AttemptOutcome, type NotificationStatus } from './delivery-tables.js';
+import type { Engine } from '../db/engine.js';
+import { sqlText } from '../sql/sql-text.js';
+import type { AttemptOutcome, NotificationStatus } from './delivery-tables.js';
 
 /** One attempt as recorded. */
 export interface AttemptEntry {
@@ -39,26 +39,30 @@ export interface DeliveryQuery {
   readonly limit: number;
 }
 
-const q = (name: string): string => sqliteDialect.quoteIdentifier(name);
-
 /** The notifications matching `query`, newest first, with their attempts in order. */
-export function listDeliveries(db: Database, query: DeliveryQuery): DeliveryEntry[] {
-  const where = query.status === undefined ? '' : 'WHERE "status" = ?';
-  const params: (string | number)[] = query.status === undefined ? [query.limit] : [query.status, query.limit];
-  const rows = db.raw
-    .prepare(
-      `SELECT "id", "webhookId", "status", "eventName", "eventVersion", "companyId", "subscriptionId", "notificationUrl", "createdAt", "completedAt", "nextAttemptAt" ` +
-        `FROM ${q(NOTIFICATIONS_TABLE)} ${where} ORDER BY "id" DESC LIMIT ?`,
-    )
-    .all(...params) as (Omit<DeliveryEntry, 'attempts' | 'nextAttemptAt'> & { nextAttemptAt: number })[];
-  const attempts = db.raw.prepare(
-    `SELECT "attempt", "attemptedAt", "durationMs", "statusCode", "error", "outcome" FROM ${q(ATTEMPTS_TABLE)} WHERE "notificationId" = ? ORDER BY "attempt", "id"`,
-  );
-  return rows.map((row) => ({
-    ...row,
-    nextAttemptAt: row.status === 'Pending' ? new Date(row.nextAttemptAt).toISOString() : null,
-    attempts: attempts.all(row.id) as AttemptEntry[],
-  }));
+export async function listDeliveries(engine: Pick<Engine, 'db' | 'dialect'>, query: DeliveryQuery): Promise<DeliveryEntry[]> {
+  const sql = sqlText(engine.dialect);
+  const rows =
+    query.status === undefined
+      ? await engine.db.all(
+          sql`SELECT "id", "webhookId", "status", "eventName", "eventVersion", "companyId", "subscriptionId", "notificationUrl", "createdAt", "completedAt", "nextAttemptAt" FROM "_notifications" ORDER BY "id" DESC LIMIT ${query.limit}`,
+        )
+      : await engine.db.all(
+          sql`SELECT "id", "webhookId", "status", "eventName", "eventVersion", "companyId", "subscriptionId", "notificationUrl", "createdAt", "completedAt", "nextAttemptAt" FROM "_notifications" WHERE "status" = ${query.status} ORDER BY "id" DESC LIMIT ${query.limit}`,
+        );
+  const entries: DeliveryEntry[] = [];
+  for (const row of rows as unknown as (Omit<DeliveryEntry, 'attempts' | 'nextAttemptAt'> & { nextAttemptAt: number | string })[]) {
+    const attempts = await engine.db.all(
+      sql`SELECT "attempt", "attemptedAt", "durationMs", "statusCode", "error", "outcome" FROM "_deliveryAttempts" WHERE "notificationId" = ${row.id} ORDER BY "attempt", "id"`,
+    );
+    entries.push({
+      ...row,
+      id: Number(row.id),
+      nextAttemptAt: row.status === 'Pending' ? new Date(Number(row.nextAttemptAt)).toISOString() : null,
+      attempts: (attempts as unknown as AttemptEntry[]).map((a) => ({ ...a, attempt: Number(a.attempt), durationMs: Number(a.durationMs) })),
+    });
+  }
+  return entries;
 }
 
 /** One notification and its attempts as text lines for a terminal. */

@@ -6,14 +6,12 @@
  * always bound parameters.
  */
 import { randomUUID } from 'node:crypto';
-import type { Database } from '../db/database.js';
+import type { Engine, Statements } from '../db/engine.js';
 import { HIDDEN_COLUMNS, eventKey, type EdmModel, type EntityType } from '../edm/model.js';
-import { sqliteDialect } from '../sql/sqlite-dialect.js';
+import { ident, sqlText, type SqlTag } from '../sql/sql-text.js';
 import { ATTEMPTS_TABLE, NOTIFICATIONS_TABLE, type AttemptOutcome } from './delivery-tables.js';
 import { notificationBody } from './notification.js';
 import { OUTBOX_TABLE } from './outbox.js';
-
-const q = (name: string): string => sqliteDialect.quoteIdentifier(name);
 
 /** A notification at the head of its subscription's queue. */
 export interface QueuedNotification {
@@ -62,14 +60,13 @@ interface SubscriberRow {
 
 const ACTIVE = 'Active';
 
-/** Prepared statements over the outbox, the notifications and the subscription type's table. */
+/** Statements over the outbox, the notifications and the subscription type's table. */
 export class DeliveryStore {
   private readonly subscription: EntityType;
-  private readonly companyNames = new Map<string, string>();
-  private readonly stmt;
+  private readonly sql: SqlTag;
 
   constructor(
-    private readonly db: Database,
+    private readonly engine: Pick<Engine, 'db' | 'dialect' | 'transaction'>,
     private readonly model: EdmModel,
     /** Public URL of the service root, for the entity URLs in notifications. */
     private readonly serviceRootUrl: string,
@@ -77,42 +74,16 @@ export class DeliveryStore {
     const types = model.eventTypes;
     if (types === undefined) throw new Error('DeliveryStore needs the event entity types of service.json');
     this.subscription = types.subscription;
-    const s = q(this.subscription.table);
-    const key = q(this.subscription.key.name);
-    const n = q(NOTIFICATIONS_TABLE);
-    const raw = db.raw;
-    this.stmt = {
-      pendingOutbox: raw.prepare(`SELECT "id", "companyId", "eventName", "eventVersion", "payload", "userId", "createdAt" FROM ${q(OUTBOX_TABLE)} WHERE "status" = 'Pending' ORDER BY "id" LIMIT ?`),
-      markOutbox: raw.prepare(`UPDATE ${q(OUTBOX_TABLE)} SET "status" = 'Delivered' WHERE "id" = ?`),
-      subscribers: raw.prepare(
-        `SELECT ${key} AS "id", "notificationUrl", "clientState" FROM ${s} WHERE "companyId" = ? AND "appId" = ? AND "eventName" = ? AND "eventVersion" = ? AND "subscriptionState" = '${ACTIVE}' ORDER BY ${key}`,
-      ),
-      companyName: raw.prepare(`SELECT "name" FROM ${q(model.company.table)} WHERE ${q(model.company.key.name)} = ?`),
-      insertNotification: raw.prepare(
-        `INSERT OR IGNORE INTO ${n} ("outboxId", "subscriptionId", "webhookId", "companyId", "eventName", "eventVersion", "notificationUrl", "body", "nextAttemptAt", "createdAt") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ),
-      lanes: raw.prepare(
-        `SELECT s.${key} AS "id" FROM ${s} s WHERE s."subscriptionState" = '${ACTIVE}' AND EXISTS (SELECT 1 FROM ${n} x WHERE x."subscriptionId" = s.${key} AND x."status" = 'Pending') ORDER BY s.${key}`,
-      ),
-      head: raw.prepare(
-        `SELECT "id", "subscriptionId", "webhookId", "notificationUrl", "body", "attempts", "nextAttemptAt" FROM ${n} WHERE "subscriptionId" = ? AND "status" = 'Pending' ORDER BY "id" LIMIT 1`,
-      ),
-      target: raw.prepare(`SELECT ${q(HIDDEN_COLUMNS.secret)} AS "secret", "subscriptionState" AS "state" FROM ${s} WHERE ${key} = ?`),
-      insertAttempt: raw.prepare(`INSERT INTO ${q(ATTEMPTS_TABLE)} ("notificationId", "attempt", "attemptedAt", "durationMs", "statusCode", "error", "outcome") VALUES (?, ?, ?, ?, ?, ?, ?)`),
-      updateNotification: raw.prepare(
-        `UPDATE ${n} SET "status" = ?, "attempts" = ?, "nextAttemptAt" = ?, "lastStatusCode" = ?, "lastError" = ?, "completedAt" = ? WHERE "id" = ? AND "status" = 'Pending'`,
-      ),
-      failOrphans: raw.prepare(
-        `UPDATE ${n} SET "status" = 'Failed', "lastError" = 'The subscription was deleted.', "completedAt" = ? WHERE "status" = 'Pending' AND "subscriptionId" NOT IN (SELECT ${key} FROM ${s})`,
-      ),
-    };
+    this.sql = sqlText(engine.dialect);
   }
 
-  private companyName(id: string): string {
-    let name = this.companyNames.get(id);
+  private async companyName(db: Statements, id: string, names: Map<string, string>): Promise<string> {
+    let name = names.get(id);
     if (name === undefined) {
-      name = String((this.stmt.companyName.get(id) as { name?: unknown } | undefined)?.name ?? '');
-      this.companyNames.set(id, name);
+      const company = this.model.company;
+      const row = await db.get(this.sql`SELECT "name" FROM ${ident(company.table)} WHERE ${ident(company.key.name)} = ${id}`);
+      name = String(row?.['name'] ?? '');
+      names.set(id, name);
     }
     return name;
   }
@@ -122,14 +93,23 @@ export class DeliveryStore {
    * subscription of the row's company, event and version (none: the row is simply done). Returns the
    * number of outbox rows handled.
    */
-  fanOut(now: Date, limit: number): number {
+  fanOut(now: Date, limit: number): Promise<number> {
     const app = this.model.app;
-    return this.db.transaction(() => {
-      const rows = this.stmt.pendingOutbox.all(limit) as OutboxRow[];
+    const sql = this.sql;
+    const s = ident(this.subscription.table);
+    const key = ident(this.subscription.key.name);
+    const lock = this.engine.dialect.rowLocks ? ' FOR UPDATE' : '';
+    return this.engine.transaction(async (tx) => {
+      const names = new Map<string, string>();
+      // Locked, not skipped: two instances fanning out at once take turns, so notification ids keep the events' order.
+      const pending = sql`SELECT "id", "companyId", "eventName", "eventVersion", "payload", "userId", "createdAt" FROM "_outbox" WHERE "status" = 'Pending' ORDER BY "id" LIMIT ${limit}`;
+      const rows = (await tx.all({ ...pending, sql: pending.sql + lock })) as unknown as OutboxRow[];
       for (const row of rows) {
         const event = this.model.eventByKey.get(eventKey(row.eventName, row.eventVersion));
         if (event !== undefined && app !== undefined && row.companyId !== null) {
-          const subscribers = this.stmt.subscribers.all(row.companyId, app.id, row.eventName, row.eventVersion) as SubscriberRow[];
+          const subscribers = (await tx.all(
+            sql`SELECT ${key} AS "id", "notificationUrl", "clientState" FROM ${s} WHERE "companyId" = ${row.companyId} AND "appId" = ${app.id} AND "eventName" = ${row.eventName} AND "eventVersion" = ${row.eventVersion} AND "subscriptionState" = ${ACTIVE} ORDER BY ${key}`,
+          )) as unknown as SubscriberRow[];
           const payload = JSON.parse(row.payload) as Record<string, unknown>;
           for (const sub of subscribers) {
             const body = notificationBody({
@@ -137,7 +117,7 @@ export class DeliveryStore {
               event,
               appId: app.id,
               companyId: row.companyId,
-              companyName: this.companyName(row.companyId),
+              companyName: await this.companyName(tx, row.companyId, names),
               userId: row.userId,
               timestamp: row.createdAt,
               clientState: sub.clientState,
@@ -145,43 +125,79 @@ export class DeliveryStore {
               serviceRootUrl: this.serviceRootUrl,
             });
             const webhookId = `msg_${randomUUID().replace(/-/g, '')}`;
-            this.stmt.insertNotification.run(row.id, sub.id, webhookId, row.companyId, row.eventName, row.eventVersion, sub.notificationUrl, body, now.getTime(), now.toISOString());
+            await tx.run(
+              sql`INSERT INTO "_notifications" ("outboxId", "subscriptionId", "webhookId", "companyId", "eventName", "eventVersion", "notificationUrl", "body", "nextAttemptAt", "createdAt") VALUES (${row.id}, ${sub.id}, ${webhookId}, ${row.companyId}, ${row.eventName}, ${row.eventVersion}, ${sub.notificationUrl}, ${body}, ${now.getTime()}, ${now.toISOString()}) ON CONFLICT DO NOTHING`,
+            );
           }
         }
-        this.stmt.markOutbox.run(row.id);
+        await tx.run(sql`UPDATE "_outbox" SET "status" = 'Delivered' WHERE "id" = ${row.id}`);
       }
       return rows.length;
     });
   }
 
   /** Ids of active subscriptions with pending notifications. */
-  lanes(): string[] {
-    return (this.stmt.lanes.all() as { id: string }[]).map((r) => r.id);
+  async lanes(): Promise<string[]> {
+    const s = ident(this.subscription.table);
+    const key = ident(this.subscription.key.name);
+    const rows = await this.engine.db.all(
+      this.sql`SELECT s.${key} AS "id" FROM ${s} s WHERE s."subscriptionState" = ${ACTIVE} AND EXISTS (SELECT 1 FROM "_notifications" x WHERE x."subscriptionId" = s.${key} AND x."status" = 'Pending') ORDER BY s.${key}`,
+    );
+    return rows.map((r) => r['id'] as string);
   }
 
   /** The oldest pending notification of a subscription (the only one that may be in flight). */
-  head(subscriptionId: string): QueuedNotification | undefined {
-    return this.stmt.head.get(subscriptionId) as QueuedNotification | undefined;
+  async head(subscriptionId: string): Promise<QueuedNotification | undefined> {
+    const row = await this.engine.db.get(
+      this.sql`SELECT "id", "subscriptionId", "webhookId", "notificationUrl", "body", "attempts", "nextAttemptAt" FROM "_notifications" WHERE "subscriptionId" = ${subscriptionId} AND "status" = 'Pending' ORDER BY "id" LIMIT 1`,
+    );
+    return row === undefined ? undefined : toQueued(row);
   }
 
   /** The signing secret and state of a subscription; undefined when it was deleted. */
-  target(subscriptionId: string): SubscriptionTarget | undefined {
-    const row = this.stmt.target.get(subscriptionId) as { secret: string | null; state: string } | undefined;
-    return row === undefined ? undefined : { secret: row.secret, active: row.state === ACTIVE };
+  async target(subscriptionId: string): Promise<SubscriptionTarget | undefined> {
+    const row = await this.engine.db.get(
+      this.sql`SELECT ${ident(HIDDEN_COLUMNS.secret)} AS "secret", "subscriptionState" AS "state" FROM ${ident(this.subscription.table)} WHERE ${ident(this.subscription.key.name)} = ${subscriptionId}`,
+    );
+    return row === undefined ? undefined : { secret: (row['secret'] as string | null) ?? null, active: row['state'] === ACTIVE };
   }
 
   /** Records an attempt and moves the notification on (Sent, Failed, or Pending until `nextAttemptAt`), in one transaction. */
-  record(notification: QueuedNotification, attempt: AttemptRecord): void {
-    this.db.transaction(() => {
-      this.stmt.insertAttempt.run(notification.id, attempt.attempt, attempt.attemptedAt.toISOString(), attempt.durationMs, attempt.statusCode, attempt.error, attempt.outcome);
+  record(notification: QueuedNotification, attempt: AttemptRecord): Promise<void> {
+    const sql = this.sql;
+    return this.engine.transaction(async (tx) => {
+      await tx.run(
+        sql`INSERT INTO "_deliveryAttempts" ("notificationId", "attempt", "attemptedAt", "durationMs", "statusCode", "error", "outcome") VALUES (${notification.id}, ${attempt.attempt}, ${attempt.attemptedAt.toISOString()}, ${attempt.durationMs}, ${attempt.statusCode}, ${attempt.error}, ${attempt.outcome})`,
+      );
       const status = attempt.outcome === 'Retry' ? 'Pending' : attempt.outcome;
       const completedAt = attempt.outcome === 'Retry' ? null : new Date(attempt.attemptedAt.getTime() + attempt.durationMs).toISOString();
-      this.stmt.updateNotification.run(status, attempt.attempt, attempt.nextAttemptAt ?? notification.nextAttemptAt, attempt.statusCode, attempt.error, completedAt, notification.id);
+      await tx.run(
+        sql`UPDATE "_notifications" SET "status" = ${status}, "attempts" = ${attempt.attempt}, "nextAttemptAt" = ${attempt.nextAttemptAt ?? notification.nextAttemptAt}, "lastStatusCode" = ${attempt.statusCode}, "lastError" = ${attempt.error}, "completedAt" = ${completedAt} WHERE "id" = ${notification.id} AND "status" = 'Pending'`,
+      );
     });
   }
 
   /** Marks the pending notifications of deleted subscriptions Failed; returns how many. */
-  failOrphans(now: Date): number {
-    return this.stmt.failOrphans.run(now.toISOString()).changes;
+  failOrphans(now: Date): Promise<number> {
+    const s = ident(this.subscription.table);
+    const key = ident(this.subscription.key.name);
+    return Promise.resolve(
+      this.engine.db.run(
+        this.sql`UPDATE "_notifications" SET "status" = 'Failed', "lastError" = 'The subscription was deleted.', "completedAt" = ${now.toISOString()} WHERE "status" = 'Pending' AND "subscriptionId" NOT IN (SELECT ${key} FROM ${s})`,
+      ),
+    );
   }
+}
+
+/** A notification row as the queue hands it out (PostgreSQL returns BIGINT ids as text). */
+function toQueued(row: Record<string, unknown>): QueuedNotification {
+  return {
+    id: Number(row['id']),
+    subscriptionId: row['subscriptionId'] as string,
+    webhookId: row['webhookId'] as string,
+    notificationUrl: row['notificationUrl'] as string,
+    body: row['body'] as string,
+    attempts: Number(row['attempts']),
+    nextAttemptAt: Number(row['nextAttemptAt']),
+  };
 }

@@ -49,6 +49,9 @@ export class DeliveryWorker {
   private unlisten: (() => void) | undefined;
   private lastSweep = 0;
   private rotation = 0;
+  private ticking = false;
+  private again = false;
+  private passing: Promise<void> = Promise.resolve();
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly aborts = new Set<AbortController>();
 
@@ -89,6 +92,7 @@ export class DeliveryWorker {
 
   /** Resolves when no attempt is in flight (after stop(): once the aborted ones have settled). */
   async idle(): Promise<void> {
+    await this.passing;
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight.values()]);
   }
 
@@ -107,34 +111,52 @@ export class DeliveryWorker {
     this.timer.unref();
   }
 
+  /** One pass; a tick asked for while one runs is run after it (never two at once). */
   private tick(): void {
     if (this.stopped) return;
+    if (this.ticking) {
+      this.again = true;
+      return;
+    }
+    this.ticking = true;
+    this.again = false;
+    this.passing = this.pass()
+      .then((next) => this.schedule(this.again ? 0 : next))
+      .finally(() => {
+        this.ticking = false;
+      });
+  }
+
+  private async pass(): Promise<number> {
     let next = this.settings.pollMs;
     try {
       const now = new Date();
       if (now.getTime() - this.lastSweep >= ORPHAN_SWEEP_MS) {
         this.lastSweep = now.getTime();
-        const orphans = this.store.failOrphans(now);
+        const orphans = await this.store.failOrphans(now);
         if (orphans > 0) this.log.warn({ orphans }, 'webhook notifications of deleted subscriptions marked Failed');
       }
-      if (this.store.fanOut(now, FAN_OUT_BATCH) === FAN_OUT_BATCH) next = 0;
-      next = Math.min(next, this.startDue(Date.now()));
+      if (this.stopped) return next;
+      if ((await this.store.fanOut(now, FAN_OUT_BATCH)) === FAN_OUT_BATCH) next = 0;
+      if (this.stopped) return next;
+      next = Math.min(next, await this.startDue(Date.now()));
     } catch (err) {
-      this.log.error({ err }, 'webhook delivery tick failed');
+      if (!this.stopped) this.log.error({ err }, 'webhook delivery tick failed');
     }
-    this.schedule(next);
+    return next;
   }
 
   /** Starts the due queue heads up to the cap; returns the delay until the next head falls due (capped by pollMs). */
-  private startDue(now: number): number {
+  private async startDue(now: number): Promise<number> {
     let wait = this.settings.pollMs;
-    const lanes = this.store.lanes();
+    const lanes = await this.store.lanes();
     // Rotate the starting lane so a cap below the number of subscriptions still serves all of them.
     this.rotation = lanes.length === 0 ? 0 : (this.rotation + 1) % lanes.length;
     for (let i = 0; i < lanes.length && this.inFlight.size < this.settings.concurrency; i++) {
       const lane = lanes[(this.rotation + i) % lanes.length] as string;
       if (this.inFlight.has(lane)) continue;
-      const head = this.store.head(lane);
+      const head = await this.store.head(lane);
+      if (this.stopped) break;
       if (head === undefined) continue;
       if (head.nextAttemptAt > now) {
         wait = Math.min(wait, head.nextAttemptAt - now);
@@ -152,12 +174,12 @@ export class DeliveryWorker {
   }
 
   private async attempt(notification: QueuedNotification): Promise<void> {
-    const target = this.store.target(notification.subscriptionId);
+    const target = await this.store.target(notification.subscriptionId);
     const attemptedAt = new Date();
     const number = notification.attempts + 1;
     if (target === undefined || target.secret === null) {
       const error = target === undefined ? 'The subscription was deleted.' : 'The subscription has no signing secret.';
-      this.store.record(notification, { attempt: number, attemptedAt, durationMs: 0, statusCode: null, error, outcome: 'Failed' });
+      await this.store.record(notification, { attempt: number, attemptedAt, durationMs: 0, statusCode: null, error, outcome: 'Failed' });
       return;
     }
     const timestamp = Math.floor(attemptedAt.getTime() / 1000);
@@ -185,7 +207,7 @@ export class DeliveryWorker {
     const delay = this.settings.backoffMs[number - 1];
     if (outcome === 'Retry' && delay === undefined) outcome = 'Failed';
     const error = failure === null ? null : `${failure.kind}: ${failure.message}`;
-    this.store.record(notification, {
+    await this.store.record(notification, {
       attempt: number,
       attemptedAt,
       durationMs,

@@ -11,7 +11,6 @@ import { insertEntity } from '../core/insert-entity.js';
 import { writeDelete, writeUpdate } from '../core/update-entity.js';
 import { readRow } from '../core/resolve-path.js';
 import { compile } from '../sql/compile.js';
-import { sqliteDialect } from '../sql/sqlite-dialect.js';
 import { planRead } from '../query/plan-read.js';
 import { nameUuid } from './name-uuid.js';
 
@@ -51,33 +50,33 @@ function changed(type: EntityType, stored: Readonly<Record<string, unknown>>, va
 }
 
 /** Brings the definition rows in line with metadata/events, in one transaction; returns what changed. */
-export function syncEventDefinitions(svc: ServiceContext): { inserted: number; updated: number; deleted: number } {
+export async function syncEventDefinitions(svc: ServiceContext): Promise<{ inserted: number; updated: number; deleted: number }> {
   const type = svc.model.eventTypes?.definition;
   const report = { inserted: 0, updated: 0, deleted: 0 };
   if (type === undefined || svc.model.app === undefined) return report;
   const now = new Date();
-  svc.db.transaction(() => {
+  await svc.engine.transaction(async (tx) => {
     const wanted = new Set<string>();
     for (const event of svc.model.events) {
       const values = definitionValues(svc.model, event);
       const id = String(values.get(type.key.name));
       wanted.add(id);
-      const stored = readRow(svc, type, undefined, [{ property: type.key.name, value: id }]);
+      const stored = await readRow(svc, tx, type, undefined, [{ property: type.key.name, value: id }]);
       if (stored === undefined) {
-        insertEntity(svc, type, undefined, values, { userId: 'SYSTEM', now });
+        await insertEntity(svc, tx, type, undefined, values, { userId: 'SYSTEM', now });
         report.inserted++;
         continue;
       }
       const changes = changed(type, stored, values);
       if (changes.size > 0) {
-        writeUpdate(svc, type, undefined, id, changes, now);
+        await writeUpdate(svc, tx, type, undefined, id, changes, now);
         report.updated++;
       }
     }
-    for (const row of svc.db.all(compile(planRead({ type, companyId: undefined, conditions: [] }), sqliteDialect))) {
+    for (const row of await tx.all(compile(planRead({ type, companyId: undefined, conditions: [] }), svc.engine.dialect))) {
       const id = String(row[type.key.name]);
       if (wanted.has(id)) continue;
-      writeDelete(svc, type, id);
+      await writeDelete(svc, tx, type, id);
       report.deleted++;
     }
   });

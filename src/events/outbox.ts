@@ -8,6 +8,8 @@ import { compile } from '../sql/compile.js';
 import { sqliteDialect } from '../sql/sqlite-dialect.js';
 import { param } from '../sql/build.js';
 import type { Database } from '../db/database.js';
+import type { Transaction } from '../db/engine.js';
+import type { Dialect } from '../sql/dialect.js';
 
 /** The hidden table; the leading underscore keeps it apart from entity-set tables. */
 export const OUTBOX_TABLE = '_outbox';
@@ -55,9 +57,8 @@ export function createOutboxTable(db: Database): void {
   db.exec(`CREATE INDEX IF NOT EXISTS ${q(`${OUTBOX_TABLE}_ix_status_id`)} ON ${q(OUTBOX_TABLE)}(${q('status')}, ${q('id')})`);
 }
 
-/** Writes one event; only inside the transaction of the change that raised it (else it could outlive a rollback). */
-export function enqueue(tx: Database, event: OutboxEvent): void {
-  if (!tx.raw.inTransaction) throw new Error(`enqueue(${event.eventName}) outside a transaction: events are written with the change that raised them.`);
+/** Writes one event in `tx`, the transaction of the change that raised it (else it could outlive a rollback). */
+export async function enqueue(svc: { readonly engine: { readonly dialect: Dialect } }, tx: Transaction, event: OutboxEvent): Promise<void> {
   const values: Record<string, string | null> = {
     companyId: event.companyId ?? null,
     eventName: event.eventName,
@@ -67,5 +68,5 @@ export function enqueue(tx: Database, event: OutboxEvent): void {
     createdAt: event.createdAt.toISOString(),
   };
   const columns = Object.keys(values);
-  tx.run(compile({ kind: 'insert', table: OUTBOX_TABLE, columns, values: columns.map((c) => param(values[c] ?? null)) }, sqliteDialect));
+  await tx.run(compile({ kind: 'insert', table: OUTBOX_TABLE, columns, values: columns.map((c) => param(values[c] ?? null)) }, svc.engine.dialect));
 }

@@ -1,7 +1,8 @@
 /**
- * Runs one hook phase (Fastify's hook runner, without callbacks). The synchronous phases check at run
- * time that the hook returned no thenable: TypeScript lets `async () => {}` fill a `() => void` member,
- * and awaiting inside a better-sqlite3 transaction would run the rest of the rule after COMMIT.
+ * Runs one hook phase (Fastify's hook runner, without callbacks). validateWrite and actions run inside
+ * the write transaction and may be async: they await what `ctx.db` and `ctx.tx` give them (the
+ * engine's statements in the transaction), and nothing else that waits (call-outs belong in
+ * beforeWrite or afterCommit: a transaction held open across a network call holds every writer).
  */
 import type { Logger } from 'pino';
 import type { StoredValue } from '../edm/values.js';
@@ -15,17 +16,6 @@ export class HookContractError extends Error {
   }
 }
 
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as { then?: unknown }).then === 'function';
-}
-
-function refuseThenable(value: unknown, what: string): void {
-  if (!isThenable(value)) return;
-  // The promise is abandoned; keep its rejection from becoming an unhandled one that kills the process.
-  Promise.resolve(value).catch(() => undefined);
-  throw new HookContractError(`${what} returned a promise; it runs inside the write transaction and must be synchronous (move async work to beforeWrite or afterCommit).`);
-}
-
 /** Runs `beforeWrite`; returns the (possibly changed) values to write. */
 export async function runBeforeWrite(hooks: EntityHooks | undefined, ctx: Omit<BeforeWriteContext, 'changes'>, changes: ReadonlyMap<string, StoredValue>): Promise<Map<string, StoredValue>> {
   if (hooks?.beforeWrite === undefined) return new Map(changes);
@@ -34,18 +24,15 @@ export async function runBeforeWrite(hooks: EntityHooks | undefined, ctx: Omit<B
   return new Map(Object.entries(full.changes));
 }
 
-/** Runs `validateWrite` synchronously; a returned thenable is a HookContractError. */
-export function runValidateWrite(hooks: EntityHooks | undefined, ctx: ValidateWriteContext): void {
+/** Runs `validateWrite` in the write transaction. */
+export async function runValidateWrite(hooks: EntityHooks | undefined, ctx: ValidateWriteContext): Promise<void> {
   if (hooks?.validateWrite === undefined) return;
-  const result: unknown = hooks.validateWrite(ctx);
-  refuseThenable(result, `validateWrite of ${hooks.entityType}`);
+  await hooks.validateWrite(ctx);
 }
 
-/** Runs a bound action synchronously; a returned thenable is a HookContractError. */
-export function runAction(handler: ActionHandler, ctx: ActionContext): Row | undefined {
-  const result: unknown = handler(ctx);
-  refuseThenable(result, `the action ${ctx.entityType}.${ctx.action}`);
-  return result as Row | undefined;
+/** Runs a bound action in the write transaction; its row, if it gives one. */
+export async function runAction(handler: ActionHandler, ctx: ActionContext): Promise<Row | undefined> {
+  return (await handler(ctx)) ?? undefined;
 }
 
 /** One committed write and the module that may want to hear about it. */

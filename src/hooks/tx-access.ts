@@ -11,6 +11,7 @@ import { chooseFrom } from '../edm/suggest-name.js';
 import { planRead } from '../query/plan-read.js';
 import { readRow, recordNotFound } from '../core/resolve-path.js';
 import type { ServiceContext } from '../core/service-context.js';
+import type { Statements } from '../db/engine.js';
 import type { Row, RowChanges, TxReader, TxWriter } from './types.js';
 import type { WriteSession } from './write-session.js';
 
@@ -48,47 +49,59 @@ function storedValues(type: EntityType, values: RowChanges, what: string): Map<s
   return out;
 }
 
-function load(svc: ServiceContext, type: EntityType, companyId: string | undefined, key: StoredValue): DbRow | undefined {
-  return readRow(svc, type, companyId, [{ property: type.key.name, value: key }]);
+async function load(svc: ServiceContext, tx: Statements, type: EntityType, companyId: string | undefined, key: StoredValue): Promise<DbRow | undefined> {
+  return readRow(svc, tx, type, companyId, [{ property: type.key.name, value: key }]);
 }
 
-/** Synchronous reads for hooks, within one company. */
-export function txReader(svc: ServiceContext, companyId: string | undefined): TxReader {
+/**
+ * Hands a hook's call to the session, which waits for it before the hook counts as done: a rule that
+ * forgets `await` still has its read or write finish inside the transaction, and its failure fails the
+ * write instead of becoming an unhandled rejection after COMMIT.
+ */
+export type Track = <T>(work: () => Promise<T>) => Promise<T>;
+
+/** Reads for hooks in the write transaction `tx`, within one company. */
+export function txReader(svc: ServiceContext, tx: Statements, companyId: string | undefined, track: Track): TxReader {
   return {
-    get<T extends Row = Row>(entityType: string, key: StoredValue): T | undefined {
-      const type = typeNamed(svc, entityType);
-      const row = load(svc, type, companyId, key);
-      return row === undefined ? undefined : (rowOf(type, row) as T);
-    },
-    find<T extends Row = Row>(entityType: string, where: RowChanges): T[] {
-      const type = typeNamed(svc, entityType);
-      const conditions = [...storedValues(type, where, 'filtered on')].map(([property, value]) => ({ property, value }));
-      return svc.db.all(compile(planRead({ type, companyId, conditions }), svc.engine.dialect)).map((r) => rowOf(type, r) as T);
-    },
+    get: <T extends Row = Row>(entityType: string, key: StoredValue): Promise<T | undefined> =>
+      track(async () => {
+        const type = typeNamed(svc, entityType);
+        const row = await load(svc, tx, type, companyId, key);
+        return row === undefined ? undefined : (rowOf(type, row) as T);
+      }),
+    find: <T extends Row = Row>(entityType: string, where: RowChanges): Promise<T[]> =>
+      track(async () => {
+        const type = typeNamed(svc, entityType);
+        const conditions = [...storedValues(type, where, 'filtered on')].map(([property, value]) => ({ property, value }));
+        return (await tx.all(compile(planRead({ type, companyId, conditions }), svc.engine.dialect))).map((r) => rowOf(type, r) as T);
+      }),
   };
 }
 
 /** Writes for hooks, through the session's write path. */
-export function txWriter(session: WriteSession): TxWriter {
-  const { svc } = session;
+export function txWriter(session: WriteSession, track: Track): TxWriter {
+  const { svc, tx } = session;
   const companyId = session.identity.companyId;
   return {
-    create<T extends Row = Row>(entityType: string, values: RowChanges): T {
-      const type = typeNamed(svc, entityType);
-      return rowOf(type, session.create(type, storedValues(type, values, 'set'))) as T;
-    },
-    update<T extends Row = Row>(entityType: string, key: StoredValue, changes: RowChanges): T {
-      const type = typeNamed(svc, entityType);
-      const before = load(svc, type, companyId, key);
-      if (before === undefined) throw recordNotFound(type, [{ property: type.key.name, value: key }]);
-      return rowOf(type, session.update(type, before, storedValues(type, changes, 'set'))) as T;
-    },
-    delete(entityType: string, key: StoredValue): boolean {
-      const type = typeNamed(svc, entityType);
-      const before = load(svc, type, companyId, key);
-      if (before === undefined) return false;
-      session.delete(type, before);
-      return true;
-    },
+    create: <T extends Row = Row>(entityType: string, values: RowChanges): Promise<T> =>
+      track(async () => {
+        const type = typeNamed(svc, entityType);
+        return rowOf(type, await session.create(type, storedValues(type, values, 'set'))) as T;
+      }),
+    update: <T extends Row = Row>(entityType: string, key: StoredValue, changes: RowChanges): Promise<T> =>
+      track(async () => {
+        const type = typeNamed(svc, entityType);
+        const before = await load(svc, tx, type, companyId, key);
+        if (before === undefined) throw recordNotFound(type, [{ property: type.key.name, value: key }]);
+        return rowOf(type, await session.update(type, before, storedValues(type, changes, 'set'))) as T;
+      }),
+    delete: (entityType: string, key: StoredValue): Promise<boolean> =>
+      track(async () => {
+        const type = typeNamed(svc, entityType);
+        const before = await load(svc, tx, type, companyId, key);
+        if (before === undefined) return false;
+        await session.delete(type, before);
+        return true;
+      }),
   };
 }

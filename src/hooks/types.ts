@@ -3,8 +3,10 @@
  * `src/rules/index.ts`. Four phases, a closed set checked at start-up by `registry.ts`:
  * - `beforeWrite`: async, outside the transaction; may normalise `changes`, call out (through
  *   `ctx.services.outbound`), refuse;
- * - `validateWrite`: SYNCHRONOUS, inside the write transaction; reads the database, refuses by throwing
- *   `BusinessRuleError`, writes more rows through `ctx.tx` and raises events with `ctx.emit`;
+ * - `validateWrite`: inside the write transaction, async: awaits reads of `ctx.db` and writes of `ctx.tx`
+ *   (the same on every database engine: SQLite answers at once, PostgreSQL later), refuses by throwing
+ *   `BusinessRuleError`, raises events with `ctx.emit`; it awaits nothing else (a call-out would hold
+ *   the transaction, and every writer, while it waits: those belong in beforeWrite or afterCommit);
  * - `afterCommit`: async, after COMMIT; cannot undo the write, its failures are only logged;
  * - `actions`: implementations of the type's bound actions, run inside a transaction like validateWrite.
  * Rows are in stored form: property names as in the model, enums as encoded member names
@@ -56,26 +58,29 @@ export interface BeforeWriteContext extends HookContext {
   changes: Record<string, StoredValue>;
 }
 
-/** Synchronous reads inside the transaction, restricted to the request's company. */
+/** Reads inside the transaction (awaited), restricted to the request's company. */
 export interface TxReader {
   /** One row by key, or undefined. `T` is the caller's claim about the row's shape (not checked). */
-  get<T extends Row = Row>(entityType: string, key: StoredValue): T | undefined;
+  get<T extends Row = Row>(entityType: string, key: StoredValue): Promise<T | undefined>;
   /** Every row whose columns equal the given values, in key order. */
-  find<T extends Row = Row>(entityType: string, where: RowChanges): T[];
+  find<T extends Row = Row>(entityType: string, where: RowChanges): Promise<T[]>;
 }
 
 /**
  * Further writes inside the same transaction. Each goes through the generic write path: defaults,
  * stamps, row version, required/reference/uniqueness checks, and the target type's own validateWrite.
  * Body validation (writability, types) is the client's gate and is not applied to rules.
+ * Await each call. One that is not awaited still finishes before the hook counts as done, and a call
+ * that fails fails the whole write even if the rule catches the error (as a failed statement aborts a
+ * PostgreSQL transaction): check with `ctx.db` first instead of catching.
  */
 export interface TxWriter {
   /** Inserts a row and returns it as stored. */
-  create<T extends Row = Row>(entityType: string, values: RowChanges): T;
-  /** Changes a row; throws 404 Internal_RecordNotFound when it does not exist. */
-  update<T extends Row = Row>(entityType: string, key: StoredValue, changes: RowChanges): T;
+  create<T extends Row = Row>(entityType: string, values: RowChanges): Promise<T>;
+  /** Changes a row; rejects with 404 Internal_RecordNotFound when it does not exist. */
+  update<T extends Row = Row>(entityType: string, key: StoredValue, changes: RowChanges): Promise<T>;
   /** Deletes a row (its contained children go with it); false when it was already gone. */
-  delete(entityType: string, key: StoredValue): boolean;
+  delete(entityType: string, key: StoredValue): Promise<boolean>;
 }
 
 /** What a hook inside the transaction can use. */
@@ -117,7 +122,7 @@ export interface ActionContext<T extends Row = Row> extends TxContext {
 }
 
 /** A bound action's implementation; returns a row of the declared return type (or undefined when none is declared). */
-export type ActionHandler<T extends Row = Row> = (ctx: ActionContext<T>) => Row | undefined;
+export type ActionHandler<T extends Row = Row> = (ctx: ActionContext<T>) => Row | undefined | Promise<Row | undefined>;
 
 /** The hook module of one entity type. */
 export interface EntityHooks<T extends Row = Row> {
@@ -125,8 +130,8 @@ export interface EntityHooks<T extends Row = Row> {
   readonly entityType: string;
   /** Async, before the transaction. */
   beforeWrite?(ctx: BeforeWriteContext): void | Promise<void>;
-  /** SYNC, inside the transaction; throw to reject (a returned promise is a HookContractError). */
-  validateWrite?(ctx: ValidateWriteContext<T>): void;
+  /** Inside the transaction; throw (or reject) to refuse. */
+  validateWrite?(ctx: ValidateWriteContext<T>): void | Promise<void>;
   /** Async, after COMMIT; errors are logged, never returned to the client. */
   afterCommit?(ctx: AfterCommitContext<T>): void | Promise<void>;
   /** Bound actions by name, each declared on this type in the model. */

@@ -5,6 +5,7 @@
  * outbox before COMMIT) and the committed writes (handed to afterCommit hooks after it).
  */
 import type { DbRow } from '../db/database.js';
+import type { Transaction } from '../db/engine.js';
 import type { EntityType } from '../edm/model.js';
 import type { StoredValue } from '../edm/values.js';
 import type { Principal } from '../core/request.js';
@@ -40,6 +41,10 @@ export class WriteSession {
   /** Writes done so far, in completion order (nested writes complete before the write that caused them). */
   readonly committed: CommittedWrite[] = [];
   private depth = 0;
+  /** The reads and writes rules started through ctx.db and ctx.tx, awaited before their hook counts as done. */
+  private readonly started: Promise<unknown>[] = [];
+  /** The first failure among them: it fails the write even if the rule caught it (as a failed statement aborts a PostgreSQL transaction). */
+  private failure: { error: unknown } | undefined;
   /** Number-series counters drawn from in this session, written back by `finish` before the COMMIT. */
   private readonly numbers = new NumberReservations();
   /** The hook context of each type written in this session (the same for every write of the type). */
@@ -49,58 +54,69 @@ export class WriteSession {
    * @param readBack false when the caller does not use the rows `create` returns (bulk import): a row
    *   is then read back only for a type with an afterCommit hook, and `create` returns the values written.
    */
+  /**
+   * @param tx the statements of the transaction the session writes in
+   * @param readBack false when the caller does not use the rows `create` returns (bulk import): a row
+   *   is then read back only for a type with an afterCommit hook, and `create` returns the values written.
+   */
   constructor(
     readonly svc: ServiceContext,
     readonly identity: WriteIdentity,
+    readonly tx: Transaction,
     private readonly readBack = true,
   ) {}
 
   /** Inserts a row: defaults and checks, validateWrite, INSERT. Returns the row as read back (see `readBack`). */
-  create(type: EntityType, row: RowValues): DbRow {
-    const { svc, identity } = this;
-    prepareInsert(svc, type, identity.companyId, row, { userId: identity.principal.userId, now: identity.now, numbers: this.numbers });
+  async create(type: EntityType, row: RowValues): Promise<DbRow> {
+    const { svc, identity, tx } = this;
+    await prepareInsert(svc, tx, type, identity.companyId, row, { userId: identity.principal.userId, now: identity.now, numbers: this.numbers });
     const after = rowOfValues(type, row);
-    this.validate(type, { op: 'create', after });
+    await this.validate(type, { op: 'create', after });
     if (!this.readBack && svc.hooks.forType(type)?.afterCommit === undefined) {
-      insertRow(svc, type, identity.companyId, row);
+      await insertRow(svc, tx, type, identity.companyId, row);
       // Nothing hears about this write after commit unless it is a subscription (the delivery worker's signal).
       if (type.name === svc.model.eventTypes?.subscription.name) this.record(type, { op: 'create', after });
       return after as DbRow;
     }
-    const stored = writeInsert(svc, type, identity.companyId, row);
+    const stored = await writeInsert(svc, tx, type, identity.companyId, row);
     this.record(type, { op: 'create', after: rowOf(type, stored) });
     return stored;
   }
 
   /** Ends the session's writes inside its transaction: writes back the number-series counters it advanced. */
-  finish(): void {
-    this.numbers.flush(this.svc);
+  async finish(): Promise<void> {
+    await this.numbers.flush(this.svc, this.tx);
   }
 
   /** Changes a loaded row: merge and checks, validateWrite, UPDATE. Returns the row as read back. */
-  update(type: EntityType, before: DbRow, changes: ReadonlyMap<string, StoredValue>): DbRow {
-    const { svc, identity } = this;
+  async update(type: EntityType, before: DbRow, changes: ReadonlyMap<string, StoredValue>): Promise<DbRow> {
+    const { svc, identity, tx } = this;
     const key = before[type.key.name] as StoredValue;
     const changed = new Set(changes.keys());
-    checkUpdate(svc, type, identity.companyId, mergeChanges(type, before, changes), changed, key);
+    await checkUpdate(svc, tx, type, identity.companyId, mergeChanges(type, before, changes), changed, key);
     const old = rowOf(type, before);
-    this.validate(type, { op: 'update', before: old, after: { ...old, ...Object.fromEntries(changes) }, changed });
-    const stored = writeUpdate(svc, type, identity.companyId, key, changes, identity.now);
+    await this.validate(type, { op: 'update', before: old, after: { ...old, ...Object.fromEntries(changes) }, changed });
+    const stored = await writeUpdate(svc, tx, type, identity.companyId, key, changes, identity.now);
     this.record(type, { op: 'update', before: old, after: rowOf(type, stored) });
     return stored;
   }
 
   /** Deletes a loaded row: validateWrite (which may delete dependants first), then DELETE. */
-  delete(type: EntityType, before: DbRow): void {
+  async delete(type: EntityType, before: DbRow): Promise<void> {
     const old = rowOf(type, before);
-    this.validate(type, { op: 'delete', before: old });
-    writeDelete(this.svc, type, before[type.key.name] as StoredValue);
+    await this.validate(type, { op: 'delete', before: old });
+    await writeDelete(this.svc, this.tx, type, before[type.key.name] as StoredValue);
     this.record(type, { op: 'delete', before: old });
   }
 
   /** Runs a bound action's handler on its loaded entity. */
-  invoke(type: EntityType, action: string, handler: ActionHandler, entity: DbRow): Row | undefined {
+  invoke(type: EntityType, action: string, handler: ActionHandler, entity: DbRow): Promise<Row | undefined> {
     return this.nested(type, () => runAction(handler, { ...this.txContext(type), action, entity: rowOf(type, entity) }));
+  }
+
+  /** Writes the events the session's rules emitted to the outbox (in its transaction), from the `from`th on. */
+  async writeEvents(from = 0): Promise<void> {
+    for (let i = from; i < this.events.length; i++) await enqueue(this.svc, this.tx, this.events[i] as OutboxEvent);
   }
 
   private hookContext(type: EntityType): HookContext {
@@ -120,8 +136,8 @@ export class WriteSession {
   private newTxContext(type: EntityType): TxContext {
     return {
       ...this.hookContext(type),
-      db: txReader(this.svc, this.identity.companyId),
-      tx: txWriter(this),
+      db: txReader(this.svc, this.tx, this.identity.companyId, this.track),
+      tx: txWriter(this, this.track),
       emit: (eventName, payload, eventVersion = '1.0') => {
         checkEmitted(this.svc.model, type.name, eventName, eventVersion, payload);
         const { companyId, principal, now } = this.identity;
@@ -130,20 +146,43 @@ export class WriteSession {
     };
   }
 
-  private validate(type: EntityType, facts: WriteFacts): void {
+  private async validate(type: EntityType, facts: WriteFacts): Promise<void> {
     const hooks = this.svc.hooks.forType(type);
     if (hooks?.validateWrite === undefined) return;
-    this.nested(type, () => runValidateWrite(hooks, { ...this.txContext(type), ...facts }));
+    await this.nested(type, () => runValidateWrite(hooks, { ...this.txContext(type), ...facts }));
   }
 
-  private nested<T>(type: EntityType, fn: () => T): T {
+  private async nested<T>(type: EntityType, fn: () => Promise<T>): Promise<T> {
     if (this.depth >= MAX_HOOK_DEPTH) throw new Error(`Hook-made writes nested deeper than ${MAX_HOOK_DEPTH} levels (at ${type.name}); a rule keeps triggering itself.`);
     this.depth++;
+    const from = this.started.length;
     try {
-      return fn();
+      const value = await fn();
+      await this.settle(from);
+      return value;
+    } catch (e) {
+      await this.settle(from).catch(() => undefined);
+      throw e;
     } finally {
       this.depth--;
     }
+  }
+
+  /** Starts a rule's read or write and remembers it (see `started` and `failure`). */
+  private readonly track = <T>(work: () => Promise<T>): Promise<T> => {
+    const p = work();
+    this.started.push(
+      p.catch((error: unknown) => {
+        this.failure ??= { error };
+      }),
+    );
+    return p;
+  };
+
+  /** Waits for the calls rules started since `from` (one not awaited finishes inside the transaction) and rethrows the first failure. */
+  private async settle(from: number): Promise<void> {
+    while (this.started.length > from) await this.started.pop();
+    if (this.failure !== undefined) throw this.failure.error;
   }
 
   private record(type: EntityType, facts: Pick<AfterCommitContext, 'op' | 'before' | 'after'>): void {
@@ -152,21 +191,21 @@ export class WriteSession {
 }
 
 /**
- * Runs `body` in one synchronous transaction (a savepoint of a transaction shared with the writes of
- * other requests of the same event-loop turn) with a write session, writes the emitted events to the
- * outbox before COMMIT, then signals the delivery worker (when events or webhook subscriptions were
- * written) and runs the afterCommit hooks (their failures are logged, not returned).
+ * Runs `body` in one transaction of the engine (on SQLite shared with the writes of other requests of
+ * the same event-loop turn, each in its own savepoint) with a write session, writes the emitted events
+ * to the outbox before COMMIT, then signals the delivery worker (when events or webhook subscriptions
+ * were written) and runs the afterCommit hooks (their failures are logged, not returned).
  */
-export async function inWriteTransaction<T>(svc: ServiceContext, identity: WriteIdentity, body: (session: WriteSession) => T): Promise<T> {
-  const session = new WriteSession(svc, identity);
-  // Shared with the other writes of this event-loop turn (one COMMIT for all; db/group-commit.ts).
-  const result = await svc.db.sharedTransaction(() => {
-    const value = body(session);
-    session.finish();
-    for (const event of session.events) enqueue(svc.db, event);
+export async function inWriteTransaction<T>(svc: ServiceContext, identity: WriteIdentity, body: (session: WriteSession) => Promise<T>): Promise<T> {
+  let session: WriteSession | undefined;
+  const result = await svc.engine.transaction(async (tx) => {
+    session = new WriteSession(svc, identity, tx);
+    const value = await body(session);
+    await session.finish();
+    await session.writeEvents();
     return value;
   });
-  await afterCommit(svc, [session]);
+  await afterCommit(svc, session === undefined ? [] : [session]);
   return result;
 }
 
@@ -199,45 +238,46 @@ export async function inWriteBatch<I, T>(
   svc: ServiceContext,
   identity: WriteIdentity,
   items: readonly I[],
-  body: (session: WriteSession, item: I) => T,
+  body: (session: WriteSession, item: I) => Promise<T>,
   atomic = false,
   readBack = true,
 ): Promise<BatchOutcome<T>[]> {
   let sessions: WriteSession[] = [];
-  const run = (savepoints: boolean): BatchOutcome<T>[] => {
+  const run = async (tx: Transaction, savepoints: boolean): Promise<BatchOutcome<T>[]> => {
     // Without savepoints any throw replays the batch, so one session can hold all of its writes.
-    const shared = savepoints ? undefined : new WriteSession(svc, identity, readBack);
+    const shared = savepoints ? undefined : new WriteSession(svc, identity, tx, readBack);
     if (shared !== undefined) sessions.push(shared);
-    const outcomes = items.map((item, index): BatchOutcome<T> => {
-      const session = shared ?? new WriteSession(svc, identity, readBack);
+    const outcomes: BatchOutcome<T>[] = [];
+    for (const [index, item] of items.entries()) {
+      const session = shared ?? new WriteSession(svc, identity, tx, readBack);
       const emitted = session.events.length;
-      const write = (): T => {
-        const result = body(session, item);
+      const write = async (): Promise<T> => {
+        const result = await body(session, item);
         // The shared session writes its counters back once, after the batch (below).
-        if (shared === undefined) session.finish();
-        for (let i = emitted; i < session.events.length; i++) enqueue(svc.db, session.events[i] as OutboxEvent);
+        if (shared === undefined) await session.finish();
+        await session.writeEvents(emitted);
         return result;
       };
       try {
-        const value = savepoints ? svc.db.transaction(write) : write();
+        const value = savepoints ? await tx.savepoint(write) : await write();
         if (shared === undefined) sessions.push(session);
-        return { ok: true, value };
+        outcomes.push({ ok: true, value });
       } catch (error) {
         if (atomic) throw new BatchItemError(index, error);
         if (!savepoints) throw new RetryItemByItem();
-        return { ok: false, error };
+        outcomes.push({ ok: false, error });
       }
-    });
-    shared?.finish();
+    }
+    await shared?.finish();
     return outcomes;
   };
   let outcomes: BatchOutcome<T>[];
   try {
-    outcomes = await svc.db.sharedTransaction(() => run(false));
+    outcomes = await svc.engine.transaction((tx) => run(tx, false));
   } catch (e) {
     if (!(e instanceof RetryItemByItem)) throw e;
     sessions = [];
-    outcomes = await svc.db.sharedTransaction(() => run(true));
+    outcomes = await svc.engine.transaction((tx) => run(tx, true));
   }
   await afterCommit(svc, sessions);
   return outcomes;
@@ -257,7 +297,7 @@ export class BatchItemError extends Error {
 /** One write of a transaction shared by several (a change set's parts), with its own identity. */
 export interface WriteJob {
   readonly identity: WriteIdentity;
-  readonly body: (session: WriteSession) => unknown;
+  readonly body: (session: WriteSession) => Promise<unknown>;
 }
 
 /** The job of a shared transaction that threw (`error`), which rolled the whole transaction back. */
@@ -281,19 +321,20 @@ export class WriteJobError extends Error {
  * transaction is one job of the turn's group commit (its own savepoint), like a request's write.
  */
 export async function inOneWriteTransaction(svc: ServiceContext, jobs: readonly WriteJob[]): Promise<unknown[]> {
-  const sessions = jobs.map((j) => new WriteSession(svc, j.identity));
-  const results = await svc.db.sharedTransaction(() => {
-    const values = jobs.map((job, i) => {
-      const session = sessions[i] as WriteSession;
+  const sessions: WriteSession[] = [];
+  const results = await svc.engine.transaction(async (tx) => {
+    const values: unknown[] = [];
+    for (const [i, job] of jobs.entries()) {
+      const session = new WriteSession(svc, job.identity, tx);
+      sessions.push(session);
       try {
-        const value = job.body(session);
-        session.finish();
-        return value;
+        values.push(await job.body(session));
+        await session.finish();
       } catch (e) {
         throw new WriteJobError(i, e);
       }
-    });
-    for (const session of sessions) for (const event of session.events) enqueue(svc.db, event);
+    }
+    for (const session of sessions) await session.writeEvents();
     return values;
   });
   await afterCommit(svc, sessions);

@@ -47,7 +47,7 @@ function checkApproval(before: EngChangeNoticeRow, after: EngChangeNoticeRow): v
 }
 
 /** POST .../engChangeNotices({id})/Microsoft.NAV.createEngChangeOrder: the new ECO (200). */
-function createEngChangeOrder(ctx: ActionContext<EngChangeNoticeRow>): Row {
+async function createEngChangeOrder(ctx: ActionContext<EngChangeNoticeRow>): Promise<Row> {
   const ecn = ctx.entity;
   if (ecn.status !== ECN_STATUS.approved) {
     throw new BusinessRuleError(

@@ -14,8 +14,9 @@ import { subOrdersOf, tasksLinkingTo } from './sub-orders.js';
 import { activateReadyTasks } from './task-activation.js';
 
 /** 400 when a linked order is renumbered: its parent, its sub orders and the linking task name it by number. */
-function checkRenumber(ctx: TxContext, before: EngChangeOrderRow): void {
-  const linked = !isBlank(before.parentEngChangeOrderNo) || subOrdersOf(ctx.db, before).length > 0 || tasksLinkingTo(ctx.db, before).length > 0;
+async function checkRenumber(ctx: TxContext, before: EngChangeOrderRow): Promise<void> {
+  const linked =
+    !isBlank(before.parentEngChangeOrderNo) || (await subOrdersOf(ctx.db, before)).length > 0 || (await tasksLinkingTo(ctx.db, before)).length > 0;
   if (!linked) return;
   throw new BusinessRuleError(
     `The number of ${before.number} cannot change while it belongs to a sub-order tree (orders and tasks refer to it by number). Unlink its sub orders and its parent task first.`,
@@ -23,25 +24,25 @@ function checkRenumber(ctx: TxContext, before: EngChangeOrderRow): void {
   );
 }
 
-function deleteDependants(ctx: TxContext, eco: EngChangeOrderRow): void {
+async function deleteDependants(ctx: TxContext, eco: EngChangeOrderRow): Promise<void> {
   // A task elsewhere still naming this order would point at nothing, or at a later order given the same number.
-  for (const task of tasksLinkingTo(ctx.db, eco)) {
-    if (task.engChangeOrderId !== eco.id) ctx.tx.update(TYPES.task, task.id, { subEngChangeOrderNo: null });
+  for (const task of await tasksLinkingTo(ctx.db, eco)) {
+    if (task.engChangeOrderId !== eco.id) await ctx.tx.update(TYPES.task, task.id, { subEngChangeOrderNo: null });
   }
   // Through ctx.tx, not the foreign key's cascade, so each task's own rule deletes its sub order.
-  for (const task of ctx.db.find<EngChangeOrderTaskRow>(TYPES.task, { engChangeOrderId: eco.id })) ctx.tx.delete(TYPES.task, task.id);
+  for (const task of await ctx.db.find<EngChangeOrderTaskRow>(TYPES.task, { engChangeOrderId: eco.id })) await ctx.tx.delete(TYPES.task, task.id);
 }
 
 /** The hook module of engChangeOrder. */
 export const engChangeOrder = defineHooks<EngChangeOrderRow>({
   entityType: TYPES.eco,
-  validateWrite(ctx) {
+  async validateWrite(ctx) {
     if (ctx.op === 'delete') {
-      deleteDependants(ctx, ctx.before);
+      await deleteDependants(ctx, ctx.before);
       return;
     }
     if (ctx.op !== 'update') return;
-    if (ctx.changed.has('number') && ctx.after.number !== ctx.before.number) checkRenumber(ctx, ctx.before);
-    if (ctx.after.status === ECO_STATUS.released && ctx.before.status !== ECO_STATUS.released) activateReadyTasks(ctx, ctx.after.id);
+    if (ctx.changed.has('number') && ctx.after.number !== ctx.before.number) await checkRenumber(ctx, ctx.before);
+    if (ctx.after.status === ECO_STATUS.released && ctx.before.status !== ECO_STATUS.released) await activateReadyTasks(ctx, ctx.after.id);
   },
 });

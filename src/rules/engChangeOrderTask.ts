@@ -34,15 +34,15 @@ function statusBecame(ctx: ValidateWriteContext<EngChangeOrderTaskRow>, status: 
 /** The hook module of engChangeOrderTask. */
 export const engChangeOrderTask = defineHooks<EngChangeOrderTaskRow>({
   entityType: TYPES.task,
-  validateWrite(ctx) {
+  async validateWrite(ctx) {
     if (ctx.op === 'delete') {
-      deleteLinkedSubOrder(ctx, ctx.before);
+      await deleteLinkedSubOrder(ctx, ctx.before);
       return;
     }
     checkExclusive(ctx.after, ctx.op === 'update' ? ctx.changed : undefined);
     const oldNo = ctx.op === 'update' ? ctx.before.subEngChangeOrderNo : null;
-    if ((oldNo ?? '') !== (ctx.after.subEngChangeOrderNo ?? '')) relinkSubOrder(ctx, ctx.after, oldNo, ctx.after.subEngChangeOrderNo);
+    if ((oldNo ?? '') !== (ctx.after.subEngChangeOrderNo ?? '')) await relinkSubOrder(ctx, ctx.after, oldNo, ctx.after.subEngChangeOrderNo);
     if (statusBecame(ctx, ECO_TASK_STATUS.active)) ctx.emit(TASK_ACTIVATED_EVENT, { engChangeOrderTaskId: ctx.after.id });
-    if (ctx.op === 'update' && statusBecame(ctx, ECO_TASK_STATUS.finished)) activateSuccessors(ctx, ctx.after);
+    if (ctx.op === 'update' && statusBecame(ctx, ECO_TASK_STATUS.finished)) await activateSuccessors(ctx, ctx.after);
   },
 });

@@ -19,7 +19,7 @@ function label(task: EngChangeOrderTaskRow): string {
  * When `target` is reached from `from` by following predecessor links backwards: the chain in execution
  * order (`target` first, `from` last). Otherwise undefined.
  */
-function predecessorPath(db: TxReader, from: string, target: string): string[] | undefined {
+async function predecessorPath(db: TxReader, from: string, target: string): Promise<string[] | undefined> {
   const cameFrom = new Map<string, string>([[from, from]]);
   const queue = [from];
   while (queue.length > 0) {
@@ -29,7 +29,7 @@ function predecessorPath(db: TxReader, from: string, target: string): string[] |
       for (let at = current; at !== from; at = cameFrom.get(at) ?? from) path.push(cameFrom.get(at) ?? from);
       return path;
     }
-    for (const link of db.find<EngChangeOrderTaskPredecessorRow>(TYPES.predecessor, { taskId: current })) {
+    for (const link of await db.find<EngChangeOrderTaskPredecessorRow>(TYPES.predecessor, { taskId: current })) {
       if (cameFrom.has(link.predecessorTaskId)) continue;
       cameFrom.set(link.predecessorTaskId, current);
       queue.push(link.predecessorTaskId);
@@ -38,12 +38,12 @@ function predecessorPath(db: TxReader, from: string, target: string): string[] |
   return undefined;
 }
 
-function checkLink(db: TxReader, link: EngChangeOrderTaskPredecessorRow): void {
+async function checkLink(db: TxReader, link: EngChangeOrderTaskPredecessorRow): Promise<void> {
   if (link.taskId === link.predecessorTaskId) {
     throw new BusinessRuleError('A task cannot be its own predecessor; choose another task of the same order as predecessorTaskId.', FIELD);
   }
-  const task = db.get<EngChangeOrderTaskRow>(TYPES.task, link.taskId);
-  const predecessor = db.get<EngChangeOrderTaskRow>(TYPES.task, link.predecessorTaskId);
+  const task = await db.get<EngChangeOrderTaskRow>(TYPES.task, link.taskId);
+  const predecessor = await db.get<EngChangeOrderTaskRow>(TYPES.task, link.predecessorTaskId);
   if (task === undefined || predecessor === undefined) return; // the reference checks answer for missing tasks
   if (task.engChangeOrderId !== predecessor.engChangeOrderId) {
     throw new BusinessRuleError(
@@ -51,13 +51,14 @@ function checkLink(db: TxReader, link: EngChangeOrderTaskPredecessorRow): void {
       FIELD,
     );
   }
-  if (db.find(TYPES.predecessor, { taskId: link.taskId, predecessorTaskId: link.predecessorTaskId }).length > 0) {
+  if ((await db.find(TYPES.predecessor, { taskId: link.taskId, predecessorTaskId: link.predecessorTaskId })).length > 0) {
     throw new BusinessRuleError(`${label(predecessor)} is already a predecessor of ${label(task)}.`, FIELD);
   }
   // The new link says predecessor → task; it closes a cycle when task is already (indirectly) before predecessor.
-  const path = predecessorPath(db, link.predecessorTaskId, link.taskId);
+  const path = await predecessorPath(db, link.predecessorTaskId, link.taskId);
   if (path !== undefined) {
-    const lines = path.map((id) => String(db.get<EngChangeOrderTaskRow>(TYPES.task, id)?.lineNo ?? id));
+    const lines: string[] = [];
+    for (const id of path) lines.push(String((await db.get<EngChangeOrderTaskRow>(TYPES.task, id))?.lineNo ?? id));
     throw new BusinessRuleError(
       `${label(predecessor)} cannot be a predecessor of ${label(task)}: ${label(task)} already comes before it (task lines ${lines.join(' → ')}), so the link would create a cycle.`,
       FIELD,
@@ -68,7 +69,7 @@ function checkLink(db: TxReader, link: EngChangeOrderTaskPredecessorRow): void {
 /** The hook module of engChangeOrderTaskPredecessor. */
 export const engChangeOrderTaskPredecessor = defineHooks<EngChangeOrderTaskPredecessorRow>({
   entityType: TYPES.predecessor,
-  validateWrite(ctx) {
-    if (ctx.op === 'create') checkLink(ctx.db, ctx.after);
+  async validateWrite(ctx) {
+    if (ctx.op === 'create') await checkLink(ctx.db, ctx.after);
   },
 });

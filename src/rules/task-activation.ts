@@ -12,11 +12,12 @@ import { ECO_STATUS, ECO_TASK_STATUS, type EngChangeOrderRow, type EngChangeOrde
  * true when every predecessor of the task is Finished. `finishing` is a task being set to Finished in
  * this very write: validateWrite runs before its UPDATE, so the database still shows its old status.
  */
-export function predecessorsMet(db: TxReader, taskId: string, finishing?: string): boolean {
-  return db.find<EngChangeOrderTaskPredecessorRow>(TYPES.predecessor, { taskId }).every((link) => {
-    if (link.predecessorTaskId === finishing) return true;
-    return db.get<EngChangeOrderTaskRow>(TYPES.task, link.predecessorTaskId)?.status === ECO_TASK_STATUS.finished;
-  });
+export async function predecessorsMet(db: TxReader, taskId: string, finishing?: string): Promise<boolean> {
+  for (const link of await db.find<EngChangeOrderTaskPredecessorRow>(TYPES.predecessor, { taskId })) {
+    if (link.predecessorTaskId === finishing) continue;
+    if ((await db.get<EngChangeOrderTaskRow>(TYPES.task, link.predecessorTaskId))?.status !== ECO_TASK_STATUS.finished) return false;
+  }
+  return true;
 }
 
 // Line order, so events come out in the order people see the tasks (find() returns key order).
@@ -24,24 +25,24 @@ function byLine(a: EngChangeOrderTaskRow, b: EngChangeOrderTaskRow): number {
   return a.lineNo - b.lineNo;
 }
 
-function activate(ctx: TxContext, task: EngChangeOrderTaskRow): void {
-  ctx.tx.update(TYPES.task, task.id, { status: ECO_TASK_STATUS.active });
+async function activate(ctx: TxContext, task: EngChangeOrderTaskRow): Promise<void> {
+  await ctx.tx.update(TYPES.task, task.id, { status: ECO_TASK_STATUS.active });
 }
 
 /** On release of an ECO: activates each of its Not Started tasks whose predecessors are all Finished. */
-export function activateReadyTasks(ctx: TxContext, ecoId: string): void {
-  const waiting = ctx.db.find<EngChangeOrderTaskRow>(TYPES.task, { engChangeOrderId: ecoId, status: ECO_TASK_STATUS.notStarted }).sort(byLine);
-  for (const task of waiting) if (predecessorsMet(ctx.db, task.id)) activate(ctx, task);
+export async function activateReadyTasks(ctx: TxContext, ecoId: string): Promise<void> {
+  const waiting = (await ctx.db.find<EngChangeOrderTaskRow>(TYPES.task, { engChangeOrderId: ecoId, status: ECO_TASK_STATUS.notStarted })).sort(byLine);
+  for (const task of waiting) if (await predecessorsMet(ctx.db, task.id)) await activate(ctx, task);
 }
 
 /** When `finished` is being set to Finished: activates its ready direct successors, if its ECO is Released. */
-export function activateSuccessors(ctx: TxContext, finished: EngChangeOrderTaskRow): void {
-  const eco = ctx.db.get<EngChangeOrderRow>(TYPES.eco, finished.engChangeOrderId);
+export async function activateSuccessors(ctx: TxContext, finished: EngChangeOrderTaskRow): Promise<void> {
+  const eco = await ctx.db.get<EngChangeOrderRow>(TYPES.eco, finished.engChangeOrderId);
   if (eco?.status !== ECO_STATUS.released) return;
-  const successors = ctx.db
-    .find<EngChangeOrderTaskPredecessorRow>(TYPES.predecessor, { predecessorTaskId: finished.id })
-    .map((link) => ctx.db.get<EngChangeOrderTaskRow>(TYPES.task, link.taskId))
-    .filter((t): t is EngChangeOrderTaskRow => t !== undefined && t.status === ECO_TASK_STATUS.notStarted && t.engChangeOrderId === finished.engChangeOrderId)
-    .sort(byLine);
-  for (const task of successors) if (predecessorsMet(ctx.db, task.id, finished.id)) activate(ctx, task);
+  const successors: EngChangeOrderTaskRow[] = [];
+  for (const link of await ctx.db.find<EngChangeOrderTaskPredecessorRow>(TYPES.predecessor, { predecessorTaskId: finished.id })) {
+    const t = await ctx.db.get<EngChangeOrderTaskRow>(TYPES.task, link.taskId);
+    if (t !== undefined && t.status === ECO_TASK_STATUS.notStarted && t.engChangeOrderId === finished.engChangeOrderId) successors.push(t);
+  }
+  for (const task of successors.sort(byLine)) if (await predecessorsMet(ctx.db, task.id, finished.id)) await activate(ctx, task);
 }

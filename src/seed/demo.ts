@@ -9,7 +9,6 @@ import type { StoredValue } from '../edm/values.js';
 import { insertEntity } from '../core/insert-entity.js';
 import type { ServiceContext } from '../core/service-context.js';
 import { compile } from '../sql/compile.js';
-import { sqliteDialect } from '../sql/sqlite-dialect.js';
 import { constant, select } from '../sql/build.js';
 import { Prng } from './prng.js';
 import type { UserStore } from '../auth/user-store.js';
@@ -56,10 +55,10 @@ const ADJ = ['steel', 'aluminium', 'reinforced', 'compact', 'sealed', 'coated'];
 type Values = Record<string, StoredValue>;
 
 /** Seeds the demo data when the database has no company yet; undefined when it already has data. */
-export function seedDemoIfEmpty(svc: ServiceContext): SeedResult | undefined {
-  const { model, db } = svc;
+export async function seedDemoIfEmpty(svc: ServiceContext): Promise<SeedResult | undefined> {
+  const { model, engine } = svc;
   const any = select({ columns: [{ expr: constant(1), alias: 'one' }], from: { kind: 'table', table: model.company.table, alias: 'c' }, limit: constant(1) });
-  if (db.get(compile(any, sqliteDialect)) !== undefined) return undefined;
+  if ((await engine.db.get(compile(any, engine.dialect))) !== undefined) return undefined;
   const rnd = new Prng(20260115);
   const now = new Date('2026-01-15T09:00:00.000Z');
   const counts = new Map<string, number>();
@@ -68,35 +67,34 @@ export function seedDemoIfEmpty(svc: ServiceContext): SeedResult | undefined {
     if (t === undefined) throw new Error(`the demo data needs entity type '${name}' in the model`);
     return t;
   };
-  const insert = (typeName: string, companyId: string | undefined, values: Values): Values => {
-    const t = type(typeName);
-    const row = new Map<string, StoredValue>([['id', rnd.guid()], ...Object.entries(values)]);
-    const stored = insertEntity(svc, t, companyId, row, { userId: 'ADMIN', now });
-    counts.set(t.entitySet, (counts.get(t.entitySet) ?? 0) + 1);
-    return stored as Values;
-  };
-
   const companyIds: string[] = [];
-  db.transaction(() => {
-    COMPANIES.forEach((c, ci) => {
-      const company = insert(model.company.name, undefined, { name: c.name, displayName: c.displayName });
+  await engine.transaction(async (tx) => {
+    const insert = async (typeName: string, companyId: string | undefined, values: Values): Promise<Values> => {
+      const t = type(typeName);
+      const row = new Map<string, StoredValue>([['id', rnd.guid()], ...Object.entries(values)]);
+      const stored = await insertEntity(svc, tx, t, companyId, row, { userId: 'ADMIN', now });
+      counts.set(t.entitySet, (counts.get(t.entitySet) ?? 0) + 1);
+      return stored as Values;
+    };
+    for (const [ci, c] of COMPANIES.entries()) {
+      const company = await insert(model.company.name, undefined, { name: c.name, displayName: c.displayName });
       const cid = String(company['id']);
       companyIds.push(cid);
       const domain = c.name.toLowerCase();
-      for (const [code, description] of REASONS) insert('changeReason', cid, { code, description });
-      insert('workCenterGroup', cid, { code: 'WC-ASM', name: 'Assembly', email: `assembly@${domain}.example` });
-      insert('workCenterGroup', cid, { code: 'WC-MACH', name: 'Machining', email: `machining@${domain}.example` });
-      insert('workCenterGroup', cid, { code: 'WC-QA', name: 'Quality assurance', email: null });
-      insert('contact', cid, { number: 'CT0001', name: 'John Smith', email: `john.smith@${domain}.example` });
-      insert('contact', cid, { number: 'CT0002', name: 'Kim Lee', email: null });
-      insert('userSetup', cid, { userId: 'ADMIN', email: `admin@${domain}.example`, contactNo: null });
-      insert('userSetup', cid, { userId: 'JSMITH', email: null, contactNo: 'CT0001' });
-      insert('userSetup', cid, { userId: 'KLEE', email: null, contactNo: 'CT0002' });
+      for (const [code, description] of REASONS) await insert('changeReason', cid, { code, description });
+      await insert('workCenterGroup', cid, { code: 'WC-ASM', name: 'Assembly', email: `assembly@${domain}.example` });
+      await insert('workCenterGroup', cid, { code: 'WC-MACH', name: 'Machining', email: `machining@${domain}.example` });
+      await insert('workCenterGroup', cid, { code: 'WC-QA', name: 'Quality assurance', email: null });
+      await insert('contact', cid, { number: 'CT0001', name: 'John Smith', email: `john.smith@${domain}.example` });
+      await insert('contact', cid, { number: 'CT0002', name: 'Kim Lee', email: null });
+      await insert('userSetup', cid, { userId: 'ADMIN', email: `admin@${domain}.example`, contactNo: null });
+      await insert('userSetup', cid, { userId: 'JSMITH', email: null, contactNo: 'CT0001' });
+      await insert('userSetup', cid, { userId: 'KLEE', email: null, contactNo: 'CT0002' });
 
       const ecnNumbers: string[] = [];
       for (let i = 0; i < 12; i++) {
         const [sourceType, sourceStatus, salesType] = SOURCES[i % SOURCES.length] as [string, string, string];
-        const ecn = insert('engChangeNotice', cid, {
+        const ecn = await insert('engChangeNotice', cid, {
           status: ECN_STATUS[i % ECN_STATUS.length] ?? 'New',
           itemNumber: `ITM-${String(1000 + ci * 100 + i)}`,
           itemDescription: `${rnd.pick(ADJ)} ${rnd.pick(NOUNS)} assembly`,
@@ -114,11 +112,11 @@ export function seedDemoIfEmpty(svc: ServiceContext): SeedResult | undefined {
         ecnNumbers.push(String(ecn['number']));
         const ecnId = String(ecn['id']);
         for (let k = 0; k < 2 + (i % 2); k++) {
-          insert('engChangeNoticeComment', cid, { engChangeNoticeId: ecnId, comment: `Reviewed ${rnd.pick(NOUNS)} tolerances, rev ${'ABC'[k] ?? 'D'}.`, date: `2025-06-${String(10 + k).padStart(2, '0')}`, userId: 'JSMITH' });
+          await insert('engChangeNoticeComment', cid, { engChangeNoticeId: ecnId, comment: `Reviewed ${rnd.pick(NOUNS)} tolerances, rev ${'ABC'[k] ?? 'D'}.`, date: `2025-06-${String(10 + k).padStart(2, '0')}`, userId: 'JSMITH' });
         }
         for (let k = 0; k < 3; k++) {
           const qty = rnd.int(1, 8);
-          insert('engChangeNoticeBOMLine', cid, {
+          await insert('engChangeNoticeBOMLine', cid, {
             engChangeNoticeId: ecnId,
             type: 'Item',
             itemNumber: `CMP-${String(rnd.int(1000, 9999))}`,
@@ -131,36 +129,36 @@ export function seedDemoIfEmpty(svc: ServiceContext): SeedResult | undefined {
       }
 
       for (let e = 0; e < 4; e++) {
-        const eco = insert('engChangeOrder', cid, {
+        const eco = await insert('engChangeOrder', cid, {
           description: `Implement ${ecnNumbers[e * 2 + 2] ?? ''} changes`,
           status: e === 3 ? 'Released' : 'New',
           engChangeNoticeNumber: ecnNumbers[e * 2 + 2] ?? null,
           changeDescription: Buffer.from(`Change order ${e + 1} for ${c.displayName}:\n- update drawings\n- rework ${rnd.pick(NOUNS)}\n`, 'utf8'),
         });
         const ecoId = String(eco['id']);
-        const task = (description: string, extra: Values): string =>
-          String(insert('engChangeOrderTask', cid, { engChangeOrderId: ecoId, description, ...extra })['id']);
+        const task = async (description: string, extra: Values): Promise<string> =>
+          String((await insert('engChangeOrderTask', cid, { engChangeOrderId: ecoId, description, ...extra }))['id']);
         // Diamond: design → (machining, assembly) → release; plus an unlinked review task.
         const released = e === 3;
-        const design = task('Update design', { assignedTo: 'ADMIN', status: released ? 'Finished' : 'Not_x0020_Started' });
-        const mach = task('Machine prototype', { workCenterGroupCode: 'WC-MACH', status: released ? 'Active' : 'Not_x0020_Started' });
-        const asm = task('Assemble prototype', { assignedTo: 'JSMITH', status: released ? 'Active' : 'Not_x0020_Started' });
-        const release = task('Release drawings', { assignedTo: 'KLEE', workCenterGroupCode: null });
-        task('Quality review', { workCenterGroupCode: 'WC-QA', status: released ? 'Active' : 'Not_x0020_Started' });
+        const design = await task('Update design', { assignedTo: 'ADMIN', status: released ? 'Finished' : 'Not_x0020_Started' });
+        const mach = await task('Machine prototype', { workCenterGroupCode: 'WC-MACH', status: released ? 'Active' : 'Not_x0020_Started' });
+        const asm = await task('Assemble prototype', { assignedTo: 'JSMITH', status: released ? 'Active' : 'Not_x0020_Started' });
+        const release = await task('Release drawings', { assignedTo: 'KLEE', workCenterGroupCode: null });
+        await task('Quality review', { workCenterGroupCode: 'WC-QA', status: released ? 'Active' : 'Not_x0020_Started' });
         for (const [t, p] of [[mach, design], [asm, design], [release, mach], [release, asm]] as [string, string][]) {
-          insert('engChangeOrderTaskPredecessor', cid, { taskId: t, predecessorTaskId: p });
+          await insert('engChangeOrderTaskPredecessor', cid, { taskId: t, predecessorTaskId: p });
         }
       }
-    });
+    }
   });
   const summary = [...counts.entries()].map(([set, n]) => `${n} ${set}`).join(', ');
   return { summary, companyIds };
 }
 
 /** Adds the demo users and their grants (idempotent). */
-export function seedDemoUsers(users: UserStore): void {
+export async function seedDemoUsers(users: UserStore): Promise<void> {
   for (const u of DEMO_USERS) {
-    users.addUser(u.userId, u.email, u.defaultCompany);
-    for (const [company, sets] of Object.entries(u.grants)) users.grant(u.userId, company, sets);
+    await users.addUser(u.userId, u.email, u.defaultCompany);
+    for (const [company, sets] of Object.entries(u.grants)) await users.grant(u.userId, company, sets);
   }
 }

@@ -192,6 +192,7 @@ function writeSelect(w: SqlWriter, s: SelectNode, top = false): void {
     w.write(' OFFSET ');
     writeExpr(w, w.dialect.rowLimit(s.offset));
   }
+  if (s.lockForUpdate === true && w.dialect.rowLocks) w.write(' FOR UPDATE');
 }
 
 /** `expr ASC|DESC`, with the NULL placement the dialect needs for NULLs to sort first ascending (unless never NULL). */

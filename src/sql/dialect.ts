@@ -25,6 +25,8 @@ export interface Dialect {
   readonly noLimit: string | undefined;
   /** Text after ASC/DESC that puts NULLs first ascending and last descending (OData's order, and SQLite's own). */
   nullsOrder(direction: 'ASC' | 'DESC'): string;
+  /** `FOR UPDATE` locks the rows a SELECT reads (false where writers never run side by side: SQLite). */
+  readonly rowLocks: boolean;
   /** Escape character for LIKE patterns (LIKE is case-sensitive, as OData requires). */
   readonly likeEscape: string;
   /** Value bound for a boolean. */

@@ -110,6 +110,11 @@ export interface SelectNode {
   readonly orderBy: readonly OrderItem[];
   readonly limit?: SqlExpr;
   readonly offset?: SqlExpr;
+  /**
+   * Lock the selected rows until the transaction ends (`FOR UPDATE`), where the engine locks rows;
+   * SQLite has one writer at a time and needs none.
+   */
+  readonly lockForUpdate?: boolean;
 }
 
 /** An INSERT of one row. */

@@ -96,6 +96,7 @@ function quoteIdentifier(name: string): string {
 export const sqliteDialect: Dialect = {
   name: 'sqlite',
   quoteIdentifier,
+  rowLocks: false,
   placeholder: () => '?',
   castType: (type) => type,
   noLimit: '-1',

@@ -37,7 +37,7 @@ const run = describeWithBrowser;
   let browser: Browser;
   let ecns: Record<string, unknown>[];
   beforeAll(async () => {
-    t = startTestService();
+    t = await startTestService();
     harness = await startOpenUI5Harness(t.service);
     browser = await launchChromium();
     ecns = (await t.call('GET', '/engChangeNotices?$top=20000')).json.value;
@@ -45,7 +45,7 @@ const run = describeWithBrowser;
   afterAll(async () => {
     await browser?.close();
     await harness?.close();
-    t?.close();
+    await t?.close();
   });
 
   const sumBy = (key: string, value: string): Record<string, number> => {
@@ -70,7 +70,7 @@ const run = describeWithBrowser;
         const contexts = await binding.requestContexts(0, 100);
         return { rows: contexts.map((c) => c.getObject()), count: binding.getCount() };
       },
-      { serviceUrl: harness.serviceUrl, token: t.token('ADMIN') },
+      { serviceUrl: harness.serviceUrl, token: await t.token('ADMIN') },
     );
     expect(errors).toEqual([]);
     const expected = Object.entries(sumBy('status', 'sourceSequence')).sort(([, a], [, b]) => b - a);
@@ -104,7 +104,7 @@ const run = describeWithBrowser;
         const expanded = (await binding.requestContexts(0, 20)).map((c) => [c.getProperty('@$ui5.node.level'), c.getProperty('changeReasonCode'), c.getProperty('drawingTypeCode') ?? null, Number(c.getProperty('total'))]);
         return { top, expanded };
       },
-      { serviceUrl: harness.serviceUrl, token: t.token('ADMIN') },
+      { serviceUrl: harness.serviceUrl, token: await t.token('ADMIN') },
     );
     expect(errors).toEqual([]);
     const byReason = sumBy('changeReasonCode', 'sourceSequence');

@@ -40,14 +40,14 @@ const run = describeWithBrowser;
   let harness: OpenUI5Harness;
   let browser: Browser;
   beforeAll(async () => {
-    t = startTestService();
+    t = await startTestService();
     harness = await startOpenUI5Harness(t.service);
     browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();
     await harness?.close();
-    t?.close();
+    await t?.close();
   });
 
   test('a list read, a PATCH through submitBatch and a create, all in $batch requests', async () => {
@@ -84,7 +84,7 @@ const run = describeWithBrowser;
           createdStatus: created.getProperty('status'),
         };
       },
-      { serviceUrl: harness.serviceUrl, token: t.token('ADMIN') },
+      { serviceUrl: harness.serviceUrl, token: await t.token('ADMIN') },
     );
     expect(errors).toEqual([]);
 

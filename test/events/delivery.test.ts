@@ -21,8 +21,8 @@ const rules: EntityHooks[] = businessRules.map((module) => {
   const original = module.validateWrite;
   return defineHooks({
     ...module,
-    validateWrite(ctx) {
-      original(ctx);
+    async validateWrite(ctx) {
+      await original(ctx);
       if (ctx.op === 'update' && ctx.after['description'] === 'rollback') throw new BusinessRuleError('Rolled back after the tasks were activated (test).');
     },
   });
@@ -35,11 +35,11 @@ let fabrikam = '';
 
 beforeAll(async () => {
   receiver = await startReceiver();
-  t = startTestService({ rules, webhooks: { deliver: true, allowPrivate: true, backoffMs: BACKOFF, pollMs: 50, timeoutMs: 400, publicBaseUrl: 'https://ecn.example.com/' } });
+  t = await startTestService({ rules, webhooks: { deliver: true, allowPrivate: true, backoffMs: BACKOFF, pollMs: 50, timeoutMs: 400, publicBaseUrl: 'https://ecn.example.com/' } });
   [cronus, fabrikam] = t.companyIds as [string, string];
 });
 afterAll(async () => {
-  t.close();
+  await t.close();
   await t.service.delivery?.idle();
   await receiver.close();
 });

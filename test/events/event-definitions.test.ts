@@ -16,8 +16,8 @@ const SET = '/externalbusinesseventdefinitions';
 const BY_KEY = `${SET}(appId=${APP_ID},name='EngChangeOrderTaskActivated',eventVersion='1.0')`;
 
 let t: TestService;
-beforeAll(() => {
-  t = startTestService();
+beforeAll(async () => {
+  t = await startTestService();
 });
 afterAll(() => t.close());
 
@@ -85,7 +85,7 @@ test('read-only: POST, PATCH and DELETE are 405', async () => {
 
 test('readable by any authenticated user, whatever their permission sets; not without a token', async () => {
   for (const user of ['KLEE', 'AUDITOR', 'PLANNER', 'JSMITH']) {
-    const r = await t.call('GET', BY_KEY, { token: t.token(user) });
+    const r = await t.call('GET', BY_KEY, { token: await t.token(user) });
     expect([user, r.status]).toEqual([user, 200]);
   }
   expectError(await t.call('GET', SET, { token: null }), 401, 'Authentication_InvalidCredentials', '');
@@ -102,21 +102,21 @@ test('$metadata declares the alternate key (Core.AlternateKeys) in XML and JSON'
   ]);
 });
 
-test('start-up keeps the same row (same id) and updates a changed declaration, deletes a removed one', () => {
+test('start-up keeps the same row (same id) and updates a changed declaration, deletes a removed one', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'event-defs-'));
   const metadata = path.join(dir, 'metadata');
   fs.cpSync(FIXTURE_METADATA, metadata, { recursive: true });
   const dbFile = path.join(dir, 'db.sqlite');
   const rows = (s: TestService): unknown[] => s.service.db.raw.prepare('SELECT id, displayName FROM externalbusinesseventdefinitions ORDER BY id').all();
   try {
-    const first = startTestService({ metadataDir: metadata, dbFile });
+    const first = await startTestService({ metadataDir: metadata, dbFile });
     expect(rows(first)).toEqual([{ id: definition.id, displayName: definition.displayName }]);
-    first.close();
+    await first.close();
     const file = path.join(metadata, 'events', 'EngChangeOrderTaskActivated.json');
     const doc = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
     fs.writeFileSync(file, JSON.stringify({ ...doc, displayName: 'Task activated' }));
     fs.writeFileSync(path.join(metadata, 'events', 'EngChangeOrderTaskActivated.2.0.json'), JSON.stringify({ ...doc, version: '2.0' }));
-    const second = startTestService({ metadataDir: metadata, dbFile });
+    const second = await startTestService({ metadataDir: metadata, dbFile });
     const v2 = definitionId(APP_ID, 'EngChangeOrderTaskActivated', '2.0');
     expect(rows(second)).toEqual(
       [
@@ -124,11 +124,11 @@ test('start-up keeps the same row (same id) and updates a changed declaration, d
         { id: v2, displayName: definition.displayName },
       ].sort((a, b) => a.id.localeCompare(b.id)),
     );
-    second.close();
+    await second.close();
     fs.rmSync(path.join(metadata, 'events', 'EngChangeOrderTaskActivated.2.0.json'));
-    const third = startTestService({ metadataDir: metadata, dbFile });
+    const third = await startTestService({ metadataDir: metadata, dbFile });
     expect(rows(third)).toEqual([{ id: definition.id, displayName: 'Task activated' }]);
-    third.close();
+    await third.close();
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -17,10 +17,10 @@ let receivers: Receiver[] = [];
 
 beforeAll(async () => {
   receivers = await Promise.all([startReceiver(), startReceiver(), startReceiver()]);
-  t = startTestService({ webhooks: { deliver: true, allowPrivate: true, backoffMs: [20, 20, 20, 20, 20], pollMs: 50, timeoutMs: 5_000, concurrency: 8 } });
+  t = await startTestService({ webhooks: { deliver: true, allowPrivate: true, backoffMs: [20, 20, 20, 20, 20], pollMs: 50, timeoutMs: 5_000, concurrency: 8 } });
 });
 afterAll(async () => {
-  t.close();
+  await t.close();
   await t.service.delivery?.idle();
   await Promise.all(receivers.map((r) => r.close()));
 });

@@ -20,7 +20,7 @@ test("the README's verifyWebhook accepts the service's signatures and nothing el
   expect(snippet).toBeDefined();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'readme-webhooks-'));
   const receiver = await startReceiver();
-  const t = startTestService({ metadataDir: REPO_METADATA, webhooks: { deliver: true, allowPrivate: true, pollMs: 50 } });
+  const t = await startTestService({ metadataDir: REPO_METADATA, webhooks: { deliver: true, allowPrivate: true, pollMs: 50 } });
   try {
     fs.writeFileSync(path.join(dir, 'verify.mjs'), String(snippet));
     const { verifyWebhook } = (await import(pathToFileURL(path.join(dir, 'verify.mjs')).href)) as { verifyWebhook: Verify };
@@ -37,7 +37,7 @@ test("the README's verifyWebhook accepts the service's signatures and nothing el
     expect(verifyWebhook(sub.secret, { ...headers, 'webhook-timestamp': String(Number(r.timestamp) - 3600) }, r.body)).toBe(false);
     expect(verifyWebhook(sub.secret, { ...headers, 'webhook-id': 'msg_other' }, r.body)).toBe(false);
   } finally {
-    t.close();
+    await t.close();
     await t.service.delivery?.idle();
     await receiver.close();
     fs.rmSync(dir, { recursive: true, force: true });

@@ -36,19 +36,19 @@ test('no rule module names the subscription type: the shipped list leaves the ch
 });
 
 test('a rule list without a subscription module still refuses http://127.0.0.1:9/hook', async () => {
-  const t = startTestService({ rules: [engChangeNotice], webhooks: { allowPrivate: false } });
+  const t = await startTestService({ rules: [engChangeNotice], webhooks: { allowPrivate: false } });
   try {
     const r = await t.call('POST', SET, { body: body(t, 'http://127.0.0.1:9/hook') });
     expectError(r, 400, 'Application_FieldValidationException', 'private, loopback or link-local', 'notificationUrl');
     expect(r.json.error.message).toContain('--webhooks-allow-private');
     expect(count(t)).toBe(0);
   } finally {
-    t.close();
+    await t.close();
   }
 });
 
 test('a rule list without a subscription module still runs the handshake (allowPrivate only relaxes the address policy)', async () => {
-  const t = startTestService({ rules: [], webhooks: { allowPrivate: true, handshakeTimeoutMs: 300 } });
+  const t = await startTestService({ rules: [], webhooks: { allowPrivate: true, handshakeTimeoutMs: 300 } });
   try {
     receiver.behave({ handshake: () => ({ status: 200, body: 'wrong-token' }) });
     const before = receiver.handshakes.length;
@@ -63,7 +63,7 @@ test('a rule list without a subscription module still runs the handshake (allowP
     const unknown = await t.call('POST', SET, { body: { ...body(t, `${receiver.url}/hook`), eventName: 'NoSuchEvent' } });
     expectError(unknown, 400, 'Application_FieldValidationException', "no business event 'NoSuchEvent'", 'eventName');
   } finally {
-    t.close();
+    await t.close();
   }
 });
 
@@ -75,12 +75,12 @@ test("a team's own subscription module runs after the framework's checks, never 
       seen.push(String(ctx.changes['notificationUrl']));
     },
   });
-  const t = startTestService({ rules: [...businessRules, own], webhooks: { allowPrivate: false } });
+  const t = await startTestService({ rules: [...businessRules, own], webhooks: { allowPrivate: false } });
   try {
     const r = await t.call('POST', SET, { body: body(t, 'http://127.0.0.1:9/hook') });
     expect(r.status).toBe(400);
     expect(seen).toEqual([]);
   } finally {
-    t.close();
+    await t.close();
   }
 });

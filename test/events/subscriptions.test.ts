@@ -19,12 +19,12 @@ let cronus = '';
 let fabrikam = '';
 
 beforeAll(async () => {
-  t = startTestService({ webhooks: { allowPrivate: true, handshakeTimeoutMs: 300 } });
+  t = await startTestService({ webhooks: { allowPrivate: true, handshakeTimeoutMs: 300 } });
   [cronus, fabrikam] = t.companyIds as [string, string];
   receiver = await startReceiver();
 });
 afterAll(async () => {
-  t.close();
+  await t.close();
   await receiver.close();
 });
 beforeEach(() => receiver.behave({}));
@@ -141,7 +141,7 @@ describe('validation of the request', () => {
   });
 
   test('private and loopback targets are refused unless the operator allows them', async () => {
-    const strict = startTestService({ webhooks: { allowPrivate: false } });
+    const strict = await startTestService({ webhooks: { allowPrivate: false } });
     try {
       const before = receiver.handshakes.length;
       for (const url of [`${receiver.url}/hook`, 'http://localhost:9/hook', 'http://10.1.2.3/hook', 'http://169.254.169.254/latest/meta-data', 'http://[::1]:9/hook', 'http://[::ffff:127.0.0.1]:9/x']) {
@@ -151,7 +151,7 @@ describe('validation of the request', () => {
       }
       expect(receiver.handshakes).toHaveLength(before);
     } finally {
-      strict.close();
+      await strict.close();
     }
   });
 });
@@ -159,12 +159,12 @@ describe('validation of the request', () => {
 describe('who may subscribe, list and delete', () => {
   test('EVENTS in the company is needed to subscribe: 401 without any grant there, 403 without EVENTS; no handshake', async () => {
     const before = receiver.handshakes.length;
-    const jsmith = t.token('JSMITH');
+    const jsmith = await t.token('JSMITH');
     const created = await t.call('POST', SET, { body: body(), token: jsmith });
     expect([created.status, created.json.userId]).toEqual([201, 'JSMITH']);
     expect(receiver.handshakes).toHaveLength(before + 1);
     expectError(await t.call('POST', SET, { body: body({ companyId: fabrikam }), token: jsmith }), 401, 'Authorization_CompanyAccessDenied', 'You do not have access to this company, or it does not exist');
-    expectError(await t.call('POST', SET, { body: body(), token: t.token('KLEE') }), 403, 'Authorization_PermissionDenied', 'needs permission set EVENTS');
+    expectError(await t.call('POST', SET, { body: body(), token: await t.token('KLEE') }), 403, 'Authorization_PermissionDenied', 'needs permission set EVENTS');
     expectError(await t.call('POST', SET, { body: body({ companyId: '2f0c0a6e-1b2c-4d5e-8f90-0123456789ab' }) }), 401, 'Authorization_CompanyAccessDenied', 'You do not have access to this company, or it does not exist');
     expect(receiver.handshakes).toHaveLength(before + 1);
   });
@@ -173,7 +173,7 @@ describe('who may subscribe, list and delete', () => {
     const inFabrikam = (await t.call('POST', SET, { body: body({ companyId: fabrikam, clientState: 'fabrikam' }) })).json.id;
     const all = (await t.call('GET', `${SET}?$select=companyId`)).json.value as { companyId: string }[];
     expect(new Set(all.map((s) => s.companyId))).toEqual(new Set([cronus, fabrikam]));
-    const jsmith = t.token('JSMITH');
+    const jsmith = await t.token('JSMITH');
     const mine = (await t.call('GET', `${SET}?$select=companyId`, { token: jsmith })).json.value as { companyId: string }[];
     expect(mine.length).toBeGreaterThan(0);
     expect(mine.every((s) => s.companyId === cronus)).toBe(true);
@@ -182,13 +182,13 @@ describe('who may subscribe, list and delete', () => {
     expect((await t.call('GET', `${SET}?$count=true&$filter=clientState eq 'fabrikam' or companyId eq ${fabrikam}&$top=0`, { token: jsmith })).json['@odata.count']).toBe(0);
     expectError(await t.call('GET', `${SET}(${inFabrikam})`, { token: jsmith }), 404, 'Internal_RecordNotFound', 'does not exist');
     expectError(await t.call('DELETE', `${SET}(${inFabrikam})`, { token: jsmith }), 404, 'Internal_RecordNotFound', 'does not exist');
-    expectError(await t.call('GET', SET, { token: t.token('KLEE') }), 403, 'Authorization_PermissionDenied', 'EVENTS');
-    expectError(await t.call('GET', SET, { token: t.token('AUDITOR') }), 403, 'Authorization_PermissionDenied', 'EVENTS');
+    expectError(await t.call('GET', SET, { token: await t.token('KLEE') }), 403, 'Authorization_PermissionDenied', 'EVENTS');
+    expectError(await t.call('GET', SET, { token: await t.token('AUDITOR') }), 403, 'Authorization_PermissionDenied', 'EVENTS');
     expect((await t.call('GET', `${SET}(${inFabrikam})`)).status).toBe(200);
   });
 
   test('DELETE removes a subscription (204), after which it is 404', async () => {
-    const jsmith = t.token('JSMITH');
+    const jsmith = await t.token('JSMITH');
     const id = (await t.call('POST', SET, { body: body(), token: jsmith })).json.id;
     expect((await t.call('DELETE', `${SET}(${id})`, { token: jsmith })).status).toBe(204);
     expectError(await t.call('GET', `${SET}(${id})`), 404, 'Internal_RecordNotFound', id);

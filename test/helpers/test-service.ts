@@ -39,8 +39,8 @@ export interface TestService {
   readonly companyIds: readonly string[];
   call(method: string, url: string, init?: CallInit): Promise<TestResponse>;
   /** A fresh opaque token for a demo user (ADMIN, JSMITH, KLEE, PLANNER, AUDITOR). */
-  token(userId: string, lifetimeMs?: number): string;
-  close(): void;
+  token(userId: string, lifetimeMs?: number): Promise<string>;
+  close(): Promise<void>;
 }
 
 /**
@@ -48,11 +48,11 @@ export interface TestService {
  * unless `metadataDir` names another; `rules` replaces the
  * service's hook modules. Webhook delivery is off unless `webhooks` is given (then merged over the defaults).
  */
-export function startTestService(
+export async function startTestService(
   opts: { metadataDir?: string; dbFile?: string; seed?: boolean; defaultCompany?: string; rules?: readonly EntityHooks[]; jwt?: JwtSettings; authRateLimit?: { windowMs: number; max: number }; webhooks?: Partial<WebhookOptions>; corsOrigins?: readonly string[]; publicMetadata?: boolean } = {},
-): TestService {
+): Promise<TestService> {
   const webhooks: WebhookOptions = { ...DEFAULT_WEBHOOKS, deliver: false, ...opts.webhooks };
-  const service = createService(
+  const service = await createService(
     defaultOptions({
       metadataDir: opts.metadataDir ?? FIXTURE_METADATA,
       dbFile: opts.dbFile ?? ':memory:',
@@ -68,15 +68,15 @@ export function startTestService(
     }),
     opts.rules ?? businessRules,
   );
-  const seeded = opts.seed === false ? undefined : seedDemoIfEmpty(service.context);
-  if (seeded !== undefined) seedDemoUsers(service.context.users);
+  const seeded = opts.seed === false ? undefined : await seedDemoIfEmpty(service.context);
+  if (seeded !== undefined) await seedDemoUsers(service.context.users);
   const root = 'http://localhost/api/v2.0';
-  const token = (userId: string, lifetimeMs?: number): string => service.context.tokens.issue(userId, lifetimeMs).token;
-  let adminToken: string | undefined;
+  const token = async (userId: string, lifetimeMs?: number): Promise<string> => (await service.context.tokens.issue(userId, lifetimeMs)).token;
+  const adminToken = seeded === undefined ? undefined : await token('ADMIN');
   const call = async (method: string, url: string, init: CallInit = {}): Promise<TestResponse> => {
     const q = url.indexOf('?');
     const headers: Record<string, string> = {};
-    if (init.token !== null) headers['authorization'] = `Bearer ${init.token ?? (adminToken ??= token('ADMIN'))}`;
+    if (init.token !== null) headers['authorization'] = `Bearer ${init.token ?? adminToken ?? (await token('ADMIN'))}`;
     for (const [k, v] of Object.entries(init.headers ?? {})) headers[k.toLowerCase()] = v;
     let body: Buffer | undefined;
     if (init.body !== undefined) {
@@ -101,6 +101,7 @@ export function startTestService(
     if ((responseHeaders['Content-Type'] ?? '').startsWith('application/json') && text !== '') json = JSON.parse(text);
     return { status: res.status, headers: responseHeaders, text, json };
   };
-  const companyIds = seeded?.companyIds ?? (service.db.raw.prepare(`SELECT "id" FROM "${service.model.company.table}" ORDER BY "name"`).all() as { id: string }[]).map((r) => r.id);
+  const company = service.model.company.table;
+  const companyIds = seeded?.companyIds ?? (await service.engine.db.all({ sql: `SELECT "id" FROM ${service.engine.dialect.quoteIdentifier(company)} ORDER BY "name"`, params: [] })).map((r) => String(r['id']));
   return { service, root, companyIds, call, token, close: () => service.close() };
 }

@@ -13,7 +13,7 @@ let t: TestService;
 let ecns: Record<string, unknown>[];
 let lines: Record<string, unknown>[];
 beforeAll(async () => {
-  t = startTestService();
+  t = await startTestService();
   ecns = (await t.call('GET', '/engChangeNotices?$top=20000')).json.value;
   lines = (await t.call('GET', '/engChangeNoticeBOMLines?$top=20000')).json.value;
 });
@@ -61,7 +61,7 @@ describe('company scoping', () => {
   });
 
   test('the companies list aggregates only the companies the caller has a grant in', async () => {
-    const r = await t.call('GET', `/companies?$apply=${q('aggregate($count as n)')}`, { token: t.token('KLEE') });
+    const r = await t.call('GET', `/companies?$apply=${q('aggregate($count as n)')}`, { token: await t.token('KLEE') });
     expect(r.status).toBe(200);
     expect(r.json.value).toEqual([{ n: 1 }]);
   });
@@ -293,9 +293,9 @@ describe('permissions', () => {
     const eco = JSON.parse(fs.readFileSync(file, 'utf8'));
     eco.navigationProperties.push({ name: 'engChangeNotice', target: 'engChangeNotice', collection: false, joins: [{ source: 'engChangeNoticeNumber', target: 'number' }] });
     fs.writeFileSync(file, JSON.stringify(eco));
-    const s = startTestService({ metadataDir: path.join(dir, 'metadata') });
+    const s = await startTestService({ metadataDir: path.join(dir, 'metadata') });
     try {
-      const planner = s.token('PLANNER'); // TASK-WRITE only
+      const planner = await s.token('PLANNER'); // TASK-WRITE only
       const call = (apply: string) => s.call('GET', `/engChangeOrders?$apply=${q(apply)}`, { token: planner });
       expect((await call('groupby((status),aggregate($count as n))')).status).toBe(200);
       for (const apply of ['groupby((engChangeNotice/status))', 'aggregate(engChangeNotice/sourceSequence with max as m)', "filter(engChangeNotice/status eq 'Approved')/aggregate($count as n)"]) {
@@ -307,12 +307,12 @@ describe('permissions', () => {
       expect(admin.status).toBe(200);
       expect(admin.json['@odata.context']).toContain('engChangeOrders(engChangeNotice(status),n)');
     } finally {
-      s.close();
+      await s.close();
     }
   });
 
   test('a caller without ECN-READ cannot aggregate ECNs', async () => {
-    const r = await t.call('GET', `/engChangeNotices?$apply=${q('aggregate($count as n)')}`, { token: t.token('PLANNER') });
+    const r = await t.call('GET', `/engChangeNotices?$apply=${q('aggregate($count as n)')}`, { token: await t.token('PLANNER') });
     expect(r.status).toBe(403);
   });
 });

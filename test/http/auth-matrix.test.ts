@@ -14,7 +14,7 @@ let idsOf: Map<string, Set<string>>;
 
 beforeAll(async () => {
   jwks = await startJwksServer('api://ecn');
-  t = startTestService({ jwt: { issuer: jwks.issuer, audience: 'api://ecn', jwksUrl: jwks.url, userClaim: 'preferred_username', clockToleranceSeconds: 30, jwksCooldownMs: 0 } });
+  t = await startTestService({ jwt: { issuer: jwks.issuer, audience: 'api://ecn', jwksUrl: jwks.url, userClaim: 'preferred_username', clockToleranceSeconds: 30, jwksCooldownMs: 0 } });
   cronus = t.companyIds[0] as string;
   // Every row id of every company-scoped table, by company.
   idsOf = new Map();
@@ -28,7 +28,7 @@ beforeAll(async () => {
   }
 });
 afterAll(async () => {
-  t.close();
+  await t.close();
   await jwks.close();
 });
 
@@ -47,11 +47,11 @@ async function tokenFor(caller: Caller): Promise<string | null> {
     case 'wrong audience':
       return jwks.sign({ preferred_username: 'ADMIN' }, { audience: 'api://something-else' });
     case 'other company':
-      return t.token('AUDITOR');
+      return await t.token('AUDITOR');
     case 'read-only':
-      return t.token('KLEE');
+      return await t.token('KLEE');
     case 'writer':
-      return t.token('JSMITH');
+      return await t.token('JSMITH');
     case 'SUPER':
       return jwks.sign({ preferred_username: 'admin' }, { alg: 'ES256' });
   }
@@ -175,7 +175,7 @@ test.each(cases)('$label', async ({ route, form, caller }) => {
 });
 
 test('a user of one company reads its own rows through unscoped URLs and never the other company’s', async () => {
-  const token = t.token('AUDITOR');
+  const token = await t.token('AUDITOR');
   const list = await t.call('GET', '/engChangeNotices', { token });
   expect(list.status).toBe(200);
   const fabrikamIds = (await t.call('GET', `/companies(${t.companyIds[1]})/engChangeNotices`)).json.value.map((e: { id: string }) => e.id);
@@ -192,23 +192,23 @@ test('a user of one company reads its own rows through unscoped URLs and never t
 });
 
 test('$expand and $filter into a type the caller may not read are 403', async () => {
-  const planner = t.token('PLANNER'); // TASK-WRITE only
+  const planner = await t.token('PLANNER'); // TASK-WRITE only
   expect((await t.call('GET', '/engChangeOrderTasks?$top=1', { token: planner })).status).toBe(200);
   const r = await t.call('GET', '/engChangeNotices?$top=1', { token: planner });
   expect(r.status).toBe(403);
   expect(r.json.error.message).toBe('Sorry, the current permissions prevented the action. (TableData engChangeNotice Read: needs permission set ECN-READ)');
-  const klee = t.token('KLEE');
+  const klee = await t.token('KLEE');
   expect((await t.call('GET', '/engChangeNotices?$expand=engChangeNoticeComments&$top=1', { token: klee })).status).toBe(200);
   expect((await t.call('GET', '/engChangeOrders?$expand=engChangeOrderTasks&$top=1', { token: planner })).status).toBe(200);
 });
 
 test('expired and revoked opaque tokens are refused; the token never appears in the error', async () => {
-  const expired = t.service.context.tokens.issue('ADMIN', 1_000, new Date(Date.now() - 60_000)).token;
+  const expired = (await t.service.context.tokens.issue('ADMIN', 1_000, new Date(Date.now() - 60_000))).token;
   const r = await t.call('GET', '/engChangeNotices', { token: expired });
   expect(r.status).toBe(401);
   expect(r.text).not.toContain(expired);
-  const revoked = t.token('ADMIN');
-  t.service.context.tokens.revoke({ token: revoked });
+  const revoked = await t.token('ADMIN');
+  await t.service.context.tokens.revoke({ token: revoked });
   expect((await t.call('GET', '/engChangeNotices', { token: revoked })).json.error.message).toMatch(/revoked/);
 });
 

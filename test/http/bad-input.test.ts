@@ -9,7 +9,7 @@ let task: Record<string, any>; // eslint-disable-line @typescript-eslint/no-expl
 let line: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 let commentId: string;
 beforeAll(async () => {
-  t = startTestService();
+  t = await startTestService();
   ecn = (await t.call('GET', '/engChangeNotices?$top=1')).json.value[0];
   task = (await t.call('GET', '/engChangeOrderTasks?$top=1')).json.value[0];
   line = (await t.call('GET', `/engChangeNotices(${ecn.id})/engChangeNoticeBOMLines?$top=1`)).json.value[0];

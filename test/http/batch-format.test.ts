@@ -10,8 +10,8 @@ let t: TestService;
 let ecnId: string;
 let adminToken: string;
 beforeAll(async () => {
-  t = startTestService();
-  adminToken = t.token('ADMIN');
+  t = await startTestService();
+  adminToken = await t.token('ADMIN');
   ecnId = (await t.call('GET', '/engChangeNotices?$top=1&$select=id')).json.value[0].id;
 });
 afterAll(() => t.close());

@@ -31,25 +31,25 @@ async function check(t: TestService): Promise<void> {
 }
 
 test('cheap GETs: read together on the event loop, as alone', async () => {
-  const t = startTestService();
+  const t = await startTestService();
   try {
     await check(t);
   } finally {
-    t.close();
+    await t.close();
   }
 });
 
 test('GETs that go to a read thread: all four in one job, as alone', async () => {
-  const t = startTestService({ dbFile: tempDbFile(), metadataDir: metadataWithLimits({ maxInlineRows: 0 }) });
+  const t = await startTestService({ dbFile: tempDbFile(), metadataDir: metadataWithLimits({ maxInlineRows: 0 }) });
   try {
     await check(t);
   } finally {
-    t.close();
+    await t.close();
   }
 });
 
 test("limits.maxResponseBytes bounds a batch's whole answer: its GETs share it, each page ending early with a next link", async () => {
-  const t = startTestService({ metadataDir: metadataWithLimits({ maxResponseBytes: 65536, maxNestedEntities: 1000 }) });
+  const t = await startTestService({ metadataDir: metadataWithLimits({ maxResponseBytes: 65536, maxNestedEntities: 1000 }) });
   try {
     const comments = Array.from({ length: 600 }, (_, i) => ({ comment: `Comment ${i} ${'x'.repeat(60)}` }));
     expect((await t.call('POST', '/engChangeNotices', { body: { sourceType: 'Item', engChangeNoticeComments: comments }, headers: { Prefer: 'return=minimal' } })).status).toBe(204);
@@ -62,6 +62,6 @@ test("limits.maxResponseBytes bounds a batch's whole answer: its GETs share it, 
     expect(parts.map((p) => p.status)).toEqual([200, 200, 200, 200]);
     for (const p of parts) expect(JSON.parse(p.body)['@odata.nextLink']).toMatch(/\$skiptoken=/);
   } finally {
-    t.close();
+    await t.close();
   }
 });

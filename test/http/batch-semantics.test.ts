@@ -10,7 +10,7 @@ import { changeSet, httpPart, multipart, readMultipart, type ReadPart } from '..
 let t: TestService;
 let ecoId: string;
 beforeAll(async () => {
-  t = startTestService();
+  t = await startTestService();
   ecoId = (await t.call('GET', "/engChangeOrders?$top=1&$select=id&$filter=status eq 'Released'")).json.value[0].id;
 });
 afterAll(() => t.close());
@@ -148,7 +148,7 @@ describe('failures: stop, or go on when asked', () => {
 
 describe('each part is authorized as if sent alone, with the batch credentials', () => {
   test('a read-only user: the GETs answer, the writes are 403, a change set with a write changes nothing', async () => {
-    const token = t.token('KLEE');
+    const token = await t.token('KLEE');
     const before = counts();
     const r = await sendMultipart(
       [httpPart('GET engChangeNotices/$count'), httpPart('POST engChangeNotices', { body: NEW_ECN }), changeSet('c', [httpPart(`PATCH engChangeOrderTasks(${ecoId})`, { body: { description: 'x' }, headers: { 'If-Match': '*' }, mime: { 'Content-ID': '1' } })]), httpPart('GET engChangeOrderTasks?$top=1')],
@@ -163,7 +163,7 @@ describe('each part is authorized as if sent alone, with the batch credentials',
 
   test('a user of another company: a part addressing a company it has no grant in is 401, as alone', async () => {
     const cronus = (await t.call('GET', "/companies?$filter=name eq 'CRONUS'")).json.value[0].id as string;
-    const [part] = partsOf(await sendMultipart([httpPart(`GET companies(${cronus})/engChangeNotices/$count`)], {}, t.token('AUDITOR')));
+    const [part] = partsOf(await sendMultipart([httpPart(`GET companies(${cronus})/engChangeNotices/$count`)], {}, await t.token('AUDITOR')));
     expect([part?.status, JSON.parse(part?.body ?? '{}').error.code]).toEqual([401, 'Authorization_CompanyAccessDenied']);
   });
 });

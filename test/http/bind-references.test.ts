@@ -9,7 +9,7 @@ import { changeSet, httpPart, multipart, readMultipart } from '../helpers/batch-
 let t: TestService;
 let ecnId: string;
 beforeAll(async () => {
-  t = startTestService();
+  t = await startTestService();
   ecnId = (await t.call('GET', '/engChangeNotices?$top=1&$select=id')).json.value[0].id;
 });
 afterAll(() => t.close());

@@ -6,8 +6,8 @@ import { startTestService, type TestService } from '../helpers/test-service.js';
 
 let t: TestService;
 let company: string;
-beforeAll(() => {
-  t = startTestService();
+beforeAll(async () => {
+  t = await startTestService();
   company = t.companyIds[0] as string;
 });
 afterAll(() => t.close());

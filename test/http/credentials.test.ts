@@ -7,8 +7,8 @@ import { startTestService, type TestService } from '../helpers/test-service.js';
 import { startJwksServer, type JwksServer } from '../helpers/jwks-server.js';
 
 let t: TestService;
-beforeAll(() => {
-  t = startTestService();
+beforeAll(async () => {
+  t = await startTestService();
 });
 afterAll(() => t.close());
 
@@ -17,7 +17,7 @@ const get = (url: string, authorization?: string): ReturnType<TestService['call'
   t.call('GET', url, { token: null, headers: authorization === undefined ? {} : { Authorization: authorization } });
 
 test('Basic with the user id (any case) or e-mail as user name and the user’s token as password reads like Bearer', async () => {
-  const token = t.token('KLEE');
+  const token = await t.token('KLEE');
   const bearer = await get('/engChangeNotices?$top=2', `Bearer ${token}`);
   expect(bearer.status).toBe(200);
   for (const user of ['KLEE', 'klee', 'kim.lee@cronus.example']) {
@@ -31,9 +31,9 @@ test('Basic with the user id (any case) or e-mail as user name and the user’s 
 });
 
 test('Basic refuses another user’s token, a password that is not a token, a revoked token and malformed credentials', async () => {
-  const admin = t.token('ADMIN');
-  const revoked = t.token('KLEE');
-  t.service.context.tokens.revoke({ token: revoked });
+  const admin = await t.token('ADMIN');
+  const revoked = await t.token('KLEE');
+  await t.service.context.tokens.revoke({ token: revoked });
   const cases: [string, RegExp][] = [
     [basic('KLEE', admin), /user name does not match the token/],
     [basic('NOBODY', admin), /not known to this service/],
@@ -68,7 +68,7 @@ test('a 401 names every accepted scheme; no credentials or a bare "Bearer" get n
 });
 
 test('a company the caller has no grant in is a 401 that names both schemes too', async () => {
-  const r = await t.call('GET', `/companies(${t.companyIds[1]})/engChangeNotices`, { token: t.token('KLEE') });
+  const r = await t.call('GET', `/companies(${t.companyIds[1]})/engChangeNotices`, { token: await t.token('KLEE') });
   expect(r.status).toBe(401);
   expect(r.json.error.code).toBe('Authorization_CompanyAccessDenied');
   expect(r.headers['WWW-Authenticate']).toBe('Bearer realm="ecn-odata", Basic realm="ecn-odata", charset="UTF-8"');
@@ -80,12 +80,12 @@ describe('with a JWT issuer and its authorize endpoint', () => {
   const authorize = 'https://login.example.com/tenant-1/oauth2/authorize';
   beforeAll(async () => {
     jwks = await startJwksServer('api://ecn');
-    j = startTestService({
+    j = await startTestService({
       jwt: { issuer: jwks.issuer, audience: 'api://ecn', jwksUrl: jwks.url, userClaim: 'preferred_username', clockToleranceSeconds: 30, jwksCooldownMs: 0, authorizationUri: authorize },
     });
   });
   afterAll(async () => {
-    j.close();
+    await j.close();
     await jwks.close();
   });
 

@@ -9,7 +9,7 @@ import { expectError } from '../rules/rule-helpers.js';
 let t: TestService;
 let url = '';
 beforeAll(async () => {
-  t = startTestService();
+  t = await startTestService();
   const ecn = (await t.call('GET', '/engChangeNotices?$top=1')).json.value[0];
   const line = (await t.call('GET', `/engChangeNotices(${ecn.id})/engChangeNoticeBOMLines?$top=1`)).json.value[0];
   url = `/engChangeNotices(${ecn.id})/engChangeNoticeBOMLines(${line.id})`;

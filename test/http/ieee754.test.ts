@@ -9,8 +9,8 @@ import { startTestService, type TestService } from '../helpers/test-service.js';
 import { metadataWithLimits } from '../helpers/metadata-copy.js';
 
 let t: TestService;
-beforeAll(() => {
-  t = startTestService();
+beforeAll(async () => {
+  t = await startTestService();
 });
 afterAll(() => t.close());
 
@@ -70,7 +70,7 @@ describe('bodies (conventions §2): Edm.Decimal and Edm.Int64 may be sent as str
     const entity = JSON.parse(fs.readFileSync(file, 'utf8')) as { properties: unknown[] };
     entity.properties.push({ name: 'sortKey', type: 'Edm.Int64' });
     fs.writeFileSync(file, JSON.stringify(entity));
-    const s = startTestService({ metadataDir: dir });
+    const s = await startTestService({ metadataDir: dir });
     try {
       const created = await s.call('POST', '/changeReasons', { body: { code: 'BIG', sortKey: '9223372036854775807' }, headers: SEND });
       expect(created.status).toBe(201);
@@ -80,7 +80,7 @@ describe('bodies (conventions §2): Edm.Decimal and Edm.Int64 may be sent as str
       const over = await s.call('POST', '/changeReasons', { body: { code: 'OVER', sortKey: '9223372036854775808' }, headers: SEND });
       expect([over.status, over.json.error.target]).toEqual([400, 'sortKey']);
     } finally {
-      s.close();
+      await s.close();
     }
   });
 });

@@ -25,8 +25,8 @@ function metadataWithAttachment(): string {
 
 describe('the README entity on a copy of metadata/', () => {
   let t: TestService;
-  beforeAll(() => {
-    t = startTestService({ metadataDir: metadataWithAttachment() });
+  beforeAll(async () => {
+    t = await startTestService({ metadataDir: metadataWithAttachment() });
   });
   afterAll(() => t.close());
 
@@ -75,36 +75,36 @@ describe('the README entity on a copy of metadata/', () => {
 
   test('its permission sets: ECN-READ reads, ECN-WRITE writes', async () => {
     const ecn = (await t.call('GET', '/engChangeNotices?$top=1')).json.value[0];
-    const reader = t.token('KLEE');
+    const reader = await t.token('KLEE');
     expect((await t.call('GET', '/engChangeNoticeAttachments', { token: reader })).status).toBe(200);
     expect((await t.call('POST', '/engChangeNoticeAttachments', { token: reader, body: { engChangeNoticeId: ecn.id, fileName: 'a.pdf' } })).status).toBe(403);
-    expect((await t.call('POST', '/engChangeNoticeAttachments', { token: t.token('JSMITH'), body: { engChangeNoticeId: ecn.id, fileName: 'a.pdf' } })).status).toBe(201);
+    expect((await t.call('POST', '/engChangeNoticeAttachments', { token: await t.token('JSMITH'), body: { engChangeNoticeId: ecn.id, fileName: 'a.pdf' } })).status).toBe(201);
   });
 });
 
 test('an existing database started with the new entity file loses no row', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ecn-old-db-'));
   const dbFile = path.join(dir, 'old.sqlite');
-  const old = startTestService({ dbFile, metadataDir: REPO_METADATA });
+  const old = await startTestService({ dbFile, metadataDir: REPO_METADATA });
   const tables = old.service.model.entityTypes.map((type) => type.table);
   const countAll = (t: TestService): Record<string, number> =>
     Object.fromEntries(tables.map((table) => [table, (t.service.db.raw.prepare(`SELECT count(*) AS n FROM "${table}"`).get() as { n: number }).n]));
   const before = countAll(old);
   const ecnBefore = (await old.call('GET', '/engChangeNotices')).json.value;
-  old.close();
+  await old.close();
   expect(before['engChangeNotices']).toBeGreaterThan(0);
 
-  const upgraded = startTestService({ dbFile, metadataDir: metadataWithAttachment(), seed: false, defaultCompany: 'CRONUS' });
+  const upgraded = await startTestService({ dbFile, metadataDir: metadataWithAttachment(), seed: false, defaultCompany: 'CRONUS' });
   try {
     expect(countAll(upgraded)).toEqual(before);
     expect((await upgraded.call('GET', '/engChangeNotices')).json.value).toEqual(ecnBefore);
     expect((await upgraded.call('GET', '/engChangeNoticeAttachments')).json.value).toEqual([]);
   } finally {
-    upgraded.close();
+    await upgraded.close();
   }
 });
 
-test("the README's data file is seeded into every company, and the new entity gets its row type", () => {
+test("the README's data file is seeded into every company, and the new entity gets its row type", async () => {
   const metadata = metadataWithAttachment();
   // Only the README's file: the data files metadata/ may have grown are not this test's subject.
   fs.rmSync(path.join(metadata, 'data'), { recursive: true, force: true });

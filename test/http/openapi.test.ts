@@ -22,7 +22,7 @@ type Doc = {
 let t: TestService;
 let doc: Doc;
 beforeAll(async () => {
-  t = startTestService();
+  t = await startTestService();
   const r = await t.call('GET', '/openapi.json', { token: null });
   expect(r.status).toBe(200);
   expect(r.headers['Content-Type']).toBe('application/json');
@@ -141,7 +141,7 @@ test('a new entity file appears in it without code changes', async () => {
     navigationProperties: [{ name: 'engChangeNotice', target: 'engChangeNotice', collection: false, joins: [{ source: 'engChangeNoticeId', target: 'id' }], onTargetDelete: 'cascade' }],
   };
   fs.writeFileSync(path.join(dir, 'metadata', 'entities', 'engChangeNoticeAttachment.json'), JSON.stringify(entity));
-  const n = startTestService({ metadataDir: path.join(dir, 'metadata') });
+  const n = await startTestService({ metadataDir: path.join(dir, 'metadata') });
   try {
     const d = (await n.call('GET', '/openapi.json', { token: null })).json as Doc;
     expect(d.tags.map((tag) => tag.name)).toContain('engChangeNoticeAttachments');
@@ -151,12 +151,12 @@ test('a new entity file appears in it without code changes', async () => {
     const created = await n.call('POST', '/engChangeNoticeAttachments', { body: { engChangeNoticeId: (await n.call('GET', '/engChangeNotices?$top=1')).json.value[0].id, fileName: 'a.pdf' } });
     expect(schemaValidator(d)('Microsoft.NAV.engChangeNoticeAttachment', created.json)).toEqual([]);
   } finally {
-    n.close();
+    await n.close();
   }
 });
 
 test('with --protect-metadata it needs credentials like $metadata, and says so', async () => {
-  const p = startTestService({ publicMetadata: false });
+  const p = await startTestService({ publicMetadata: false });
   try {
     expect((await p.call('GET', '/openapi.json', { token: null })).status).toBe(401);
     const r = await p.call('GET', '/openapi.json');
@@ -164,6 +164,6 @@ test('with --protect-metadata it needs credentials like $metadata, and says so',
     expect(r.json.paths['/$metadata'].get.security).toBeUndefined();
     expect((await p.call('POST', '/openapi.json')).status).toBe(405);
   } finally {
-    p.close();
+    await p.close();
   }
 });

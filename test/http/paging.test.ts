@@ -8,7 +8,7 @@ import { startTestService, type TestService } from '../helpers/test-service.js';
 let t: TestService;
 let company: string;
 beforeAll(async () => {
-  t = startTestService();
+  t = await startTestService();
   company = t.companyIds[0] as string;
 });
 afterAll(() => t.close());

@@ -77,14 +77,14 @@ beforeAll(async () => {
   const settings = JSON.parse(fs.readFileSync(serviceFile, 'utf8'));
   settings.limits.pageSize = PAGE_SIZE;
   fs.writeFileSync(serviceFile, JSON.stringify(settings));
-  t = startTestService({ metadataDir: path.join(dir, 'metadata') });
+  t = await startTestService({ metadataDir: path.join(dir, 'metadata') });
   server = createExpressApp(t.service).listen(0, '127.0.0.1');
   await once(server, 'listening');
   root = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v2.0`;
 });
-afterAll(() => {
-  server.close();
-  t.close();
+afterAll(async () => {
+  await server.close();
+  await t.close();
 });
 
 /** An OData JSON response as Power Query needs it: 200, OData 4.0, minimal metadata, `@odata.context` first. */
@@ -113,7 +113,7 @@ async function readAll(pq: PowerQuery, url: string): Promise<{ rows: Record<stri
 const count = async (url: string): Promise<number> => Number((await t.call('GET', `${url}${url.includes('?') ? '&' : '?'}$count=true&$top=0`)).json['@odata.count']);
 
 test('service document, $metadata, then every set to its last nextLink, with the Basic credential', async () => {
-  const pq = new PowerQuery(`Basic ${Buffer.from(`ADMIN:${t.token('ADMIN')}`).toString('base64')}`);
+  const pq = new PowerQuery(`Basic ${Buffer.from(`ADMIN:${await t.token('ADMIN')}`).toString('base64')}`);
   const serviceDocument = expectFeed(await pq.get(`${root}/`));
   const metadata = await pq.get(`${root}/$metadata`);
   expect(metadata.status).toBe(200);
@@ -150,7 +150,7 @@ test('service document, $metadata, then every set to its last nextLink, with the
 });
 
 test('one company’s table by ?company=, followed to the end, keeps the company on every nextLink', async () => {
-  const pq = new PowerQuery(`Basic ${Buffer.from(`admin@cronus.example:${t.token('ADMIN')}`).toString('base64')}`);
+  const pq = new PowerQuery(`Basic ${Buffer.from(`admin@cronus.example:${await t.token('ADMIN')}`).toString('base64')}`);
   const { rows, pages } = await readAll(pq, `${root}/engChangeNotices?company=FABRIKAM`);
   expect(rows.length).toBe(await count('/engChangeNotices?company=FABRIKAM'));
   expect(pages).toBeGreaterThan(1);

@@ -11,8 +11,8 @@ import { startTestService, type TestService } from '../helpers/test-service.js';
 import { metadataWithLimits } from '../helpers/metadata-copy.js';
 
 let t: TestService;
-beforeAll(() => {
-  t = startTestService();
+beforeAll(async () => {
+  t = await startTestService();
 });
 afterAll(() => t.close());
 
@@ -150,21 +150,21 @@ describe('deep insert', () => {
     const service = JSON.parse(fs.readFileSync(serviceFile, 'utf8')) as { permissionSets: { name: string; description: string }[] };
     service.permissionSets.push({ name: 'COMMENT-WRITE', description: 'Write ECN comments.' });
     fs.writeFileSync(serviceFile, JSON.stringify(service));
-    const s = startTestService({ metadataDir: dir });
+    const s = await startTestService({ metadataDir: dir });
     try {
       const users = s.service.context.users;
-      users.addUser('WRITER');
-      users.grant('WRITER', 'CRONUS', ['ECN-WRITE']);
-      const token = s.token('WRITER');
+      await users.addUser('WRITER');
+      await users.grant('WRITER', 'CRONUS', ['ECN-WRITE']);
+      const token = await s.token('WRITER');
       const before = Number((await s.call('GET', '/engChangeNotices/$count')).text);
       const deny = await s.call('POST', '/engChangeNotices', { body: { ...NEW_ECN, engChangeNoticeComments: [{ comment: 'x' }] }, token });
       expect([deny.status, deny.json.error.message]).toEqual([403, expect.stringContaining('TableData engChangeNoticeComment Write')]);
       expect(Number((await s.call('GET', '/engChangeNotices/$count')).text)).toBe(before);
       expect((await s.call('POST', '/engChangeNotices', { body: NEW_ECN, token })).status).toBe(201);
-      users.grant('WRITER', 'CRONUS', ['COMMENT-WRITE']);
-      expect((await s.call('POST', '/engChangeNotices', { body: { ...NEW_ECN, engChangeNoticeComments: [{ comment: 'x' }] }, token: s.token('WRITER') })).status).toBe(201);
+      await users.grant('WRITER', 'CRONUS', ['COMMENT-WRITE']);
+      expect((await s.call('POST', '/engChangeNotices', { body: { ...NEW_ECN, engChangeNoticeComments: [{ comment: 'x' }] }, token: await s.token('WRITER') })).status).toBe(201);
     } finally {
-      s.close();
+      await s.close();
     }
   });
 

@@ -4,8 +4,8 @@
 import { startTestService, type TestService } from '../helpers/test-service.js';
 
 let t: TestService;
-beforeAll(() => {
-  t = startTestService();
+beforeAll(async () => {
+  t = await startTestService();
 });
 afterAll(() => t.close());
 

@@ -8,7 +8,7 @@ import { startTestService, type TestService } from '../helpers/test-service.js';
 let t: TestService;
 let ecnId: string;
 beforeAll(async () => {
-  t = startTestService();
+  t = await startTestService();
   ecnId = (await t.call('GET', '/engChangeNotices?$top=1')).json.value[0].id;
 });
 afterAll(() => t.close());

@@ -12,14 +12,14 @@ let ecn: string;
 let c: string;
 beforeAll(async () => {
   const file = tempDbFile();
-  inline = startTestService({ dbFile: file, metadataDir: metadataWithLimits({ readWorkers: 0 }) });
-  threaded = startTestService({ dbFile: file, seed: false, metadataDir: metadataWithLimits({ maxInlineRows: 0, pageSize: 7 }) });
+  inline = await startTestService({ dbFile: file, metadataDir: metadataWithLimits({ readWorkers: 0 }) });
+  threaded = await startTestService({ dbFile: file, seed: false, metadataDir: metadataWithLimits({ maxInlineRows: 0, pageSize: 7 }) });
   c = inline.companyIds[0] as string;
   ecn = (await inline.call('GET', '/engChangeNotices?$top=1&$select=id')).json.value[0].id;
 });
-afterAll(() => {
-  inline.close();
-  threaded.close();
+afterAll(async () => {
+  await inline.close();
+  await threaded.close();
 });
 
 const urls = (): string[] => [

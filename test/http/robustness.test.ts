@@ -20,7 +20,7 @@ async function addComments(t: TestService, company: string, ecnId: string, n: nu
 
 describe('1. $expand fan-out', () => {
   test('1,100 comments expanded back through their ECN: 400 naming the limit, and the service goes on', async () => {
-    const t = startTestService({ dbFile: tempDbFile() });
+    const t = await startTestService({ dbFile: tempDbFile() });
     try {
       const c = t.companyIds[0] as string;
       const ecn = (await t.call('POST', `/companies(${c})/engChangeNotices`, { body: {} })).json;
@@ -47,7 +47,7 @@ describe('1. $expand fan-out', () => {
       expect(two.json.engChangeNoticeComments[0].engChangeNotice.engChangeNoticeComments).toHaveLength(5);
       expect((await t.call('GET', `/companies(${c})/engChangeNotices(${ecn.id})`)).status).toBe(200);
     } finally {
-      t.close();
+      await t.close();
     }
   });
 });
@@ -57,7 +57,7 @@ describe('2. one request blocks everyone', () => {
     `/companies(${c})/engChangeNoticeComments?$filter=engChangeNotice/engChangeNoticeComments/any(a:a/engChangeNotice/engChangeNoticeComments/any(b:b/comment eq 'zz'))`;
 
   test('during a nested any() over 400 comments an unrelated GET answers within 100 ms of its usual latency', async () => {
-    const t = startTestService({ dbFile: tempDbFile() });
+    const t = await startTestService({ dbFile: tempDbFile() });
     try {
       const c = t.companyIds[0] as string;
       const ecn = (await t.call('POST', `/companies(${c})/engChangeNotices`, { body: {} })).json;
@@ -93,12 +93,12 @@ describe('2. one request blocks everyone', () => {
       const r = await heavy;
       expect([200, 503]).toContain(r.status);
     } finally {
-      t.close();
+      await t.close();
     }
   });
 
   test('a read past its time is cancelled: 503 with Retry-After, and the next one is served', async () => {
-    const t = startTestService({ dbFile: tempDbFile(), metadataDir: metadataWithLimits({ requestTimeoutMs: 300 }) });
+    const t = await startTestService({ dbFile: tempDbFile(), metadataDir: metadataWithLimits({ requestTimeoutMs: 300 }) });
     try {
       const c = t.companyIds[0] as string;
       const ecn = (await t.call('POST', `/companies(${c})/engChangeNotices`, { body: {} })).json;
@@ -113,47 +113,47 @@ describe('2. one request blocks everyone', () => {
       expect(next.status).toBe(200);
       expect(next.json.value).toHaveLength(2);
     } finally {
-      t.close();
+      await t.close();
     }
   });
 });
 
 describe('3. failed authentications', () => {
   test('60 bad tokens from one address do not stop a valid token from that address', async () => {
-    const t = startTestService({ authRateLimit: { windowMs: 15 * 60_000, max: 50 } });
+    const t = await startTestService({ authRateLimit: { windowMs: 15 * 60_000, max: 50 } });
     try {
       const app = createExpressApp(t.service);
       const statuses: number[] = [];
       for (let i = 0; i < 60; i++) statuses.push((await request(app).get('/api/v2.0/companies').set('Authorization', `Bearer ecn_bad${i}`)).status);
       expect(statuses.slice(0, 50).every((s) => s === 401)).toBe(true);
       expect(statuses.slice(50).every((s) => s === 429)).toBe(true);
-      await request(app).get('/api/v2.0/companies').set('Authorization', `Bearer ${t.token('ADMIN')}`).expect(200);
-      await request(app).get('/api/v2.0/companies').set('Authorization', `Bearer ${t.token('KLEE')}`).expect(200);
+      await request(app).get('/api/v2.0/companies').set('Authorization', `Bearer ${await t.token('ADMIN')}`).expect(200);
+      await request(app).get('/api/v2.0/companies').set('Authorization', `Bearer ${await t.token('KLEE')}`).expect(200);
     } finally {
-      t.close();
+      await t.close();
     }
   });
 
   test('authorization denials are not counted as failed authentications', async () => {
-    const t = startTestService({ authRateLimit: { windowMs: 15 * 60_000, max: 5 } });
+    const t = await startTestService({ authRateLimit: { windowMs: 15 * 60_000, max: 5 } });
     try {
       const app = createExpressApp(t.service);
-      const jsmith = `Bearer ${t.token('JSMITH')}`;
+      const jsmith = `Bearer ${await t.token('JSMITH')}`;
       const fabrikam = t.companyIds[1] as string;
       for (let i = 0; i < 20; i++) await request(app).get(`/api/v2.0/companies(${fabrikam})/engChangeNotices`).set('Authorization', jsmith).expect(401);
       await request(app).get('/api/v2.0/companies').set('Authorization', 'Bearer ecn_bad').expect(401);
     } finally {
-      t.close();
+      await t.close();
     }
   });
 });
 
 describe('4. unscoped URLs pick the caller\'s company', () => {
   test('AUDITOR (read-only in FABRIKAM only) reads FABRIKAM on /engChangeNotices while the service default is CRONUS', async () => {
-    const t = startTestService({ defaultCompany: 'CRONUS' });
+    const t = await startTestService({ defaultCompany: 'CRONUS' });
     try {
       const fabrikam = t.companyIds[1] as string;
-      const r = await t.call('GET', '/engChangeNotices?$select=id', { token: t.token('AUDITOR') });
+      const r = await t.call('GET', '/engChangeNotices?$select=id', { token: await t.token('AUDITOR') });
       expect(r.status).toBe(200);
       const expected = (await t.call('GET', `/companies(${fabrikam})/engChangeNotices?$select=id`)).json.value;
       expect(r.json.value).toEqual(expected);
@@ -161,15 +161,15 @@ describe('4. unscoped URLs pick the caller\'s company', () => {
       const admin = await t.call('GET', '/engChangeNotices?$select=id');
       expect(admin.json.value).toEqual((await t.call('GET', `/companies(${t.companyIds[0]})/engChangeNotices?$select=id`)).json.value);
     } finally {
-      t.close();
+      await t.close();
     }
   });
 });
 
 describe('5-9. inputs that answered 500, oracles, maxTop', () => {
   let t: TestService;
-  beforeAll(() => {
-    t = startTestService();
+  beforeAll(async () => {
+    t = await startTestService();
   });
   afterAll(() => t.close());
 
@@ -204,7 +204,7 @@ describe('5-9. inputs that answered 500, oracles, maxTop', () => {
   });
 
   test('8. a company without a grant and one that does not exist answer alike', async () => {
-    const jsmith = t.token('JSMITH');
+    const jsmith = await t.token('JSMITH');
     const fabrikam = t.companyIds[1] as string;
     const unknown = '2f0c0a6e-1b2c-4d5e-8f90-0123456789ab';
     const shape = (r: { status: number; json: { error: unknown } }): unknown => [r.status, r.json.error];
@@ -232,7 +232,7 @@ describe('5-9. inputs that answered 500, oracles, maxTop', () => {
 
 describe('the response budget', () => {
   test('a page ends at limits.maxResponseBytes with a next link; following them reads every row once', async () => {
-    const t = startTestService({ metadataDir: metadataWithLimits({ maxResponseBytes: 65536 }) });
+    const t = await startTestService({ metadataDir: metadataWithLimits({ maxResponseBytes: 65536 }) });
     try {
       const c = t.companyIds[0] as string;
       for (let i = 0; i < 300; i += 50) await Promise.all(Array.from({ length: 50 }, () => t.call('POST', `/companies(${c})/engChangeNotices`, { body: { drawingNumber: 'x'.repeat(20) } })));
@@ -256,14 +256,14 @@ describe('the response budget', () => {
       expect(n).toBeLessThan(250);
       expect(first.json['@odata.nextLink']).toContain(`$top=${250 - n}`);
     } finally {
-      t.close();
+      await t.close();
     }
   });
 });
 
 describe('data skew', () => {
   test('a class of reads that gave a large answer on the event loop runs in a read thread afterwards', async () => {
-    const t = startTestService({ dbFile: tempDbFile() });
+    const t = await startTestService({ dbFile: tempDbFile() });
     try {
       const c = t.companyIds[0] as string;
       const pool = (): { started: number } | undefined => (t.service.context.engine.reads as unknown as { pool?: { started: number } }).pool;
@@ -282,7 +282,7 @@ describe('data skew', () => {
       expect(second.text).toBe(first.text);
       expect(pool()?.started).toBe(1);
     } finally {
-      t.close();
+      await t.close();
     }
   }, 60_000);
 });

@@ -7,7 +7,7 @@ import { startTestService, type TestResponse, type TestService } from '../helper
 
 let t: TestService;
 beforeAll(async () => {
-  t = startTestService();
+  t = await startTestService();
 });
 afterAll(() => t.close());
 

@@ -19,8 +19,8 @@ describe.each(['unscoped', 'company-scoped'])('%s URLs', (form) => {
   const nameOf = (id: string): string => NAMES.find((n) => ids[n] === id) ?? id;
   let ecoId = '';
 
-  beforeAll(() => {
-    t = startTestService({ metadataDir: REPO_METADATA });
+  beforeAll(async () => {
+    t = await startTestService({ metadataDir: REPO_METADATA });
     P = form === 'unscoped' ? '' : `/companies(${t.companyIds[0]})`;
   });
   afterAll(() => t.close());

@@ -11,7 +11,7 @@ let t: TestService;
 let ecn: Entity;
 let line: Entity;
 beforeAll(async () => {
-  t = startTestService({ metadataDir: REPO_METADATA });
+  t = await startTestService({ metadataDir: REPO_METADATA });
   ecn = (await t.call('GET', '/engChangeNotices?$top=1')).json.value[0] as Entity;
   line = (await t.call('GET', `/engChangeNotices(${ecn['id']})/engChangeNoticeBOMLines?$top=1`)).json.value[0] as Entity;
 });

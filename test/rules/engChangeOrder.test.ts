@@ -7,8 +7,8 @@ import { REPO_METADATA, startTestService, type TestService } from '../helpers/te
 import { activatedSince, lastOutboxId, link, newEco, newTask, patch, patched, refused, row, taskStatuses, type Entity } from './rule-helpers.js';
 
 let t: TestService;
-beforeAll(() => {
-  t = startTestService({ metadataDir: REPO_METADATA });
+beforeAll(async () => {
+  t = await startTestService({ metadataDir: REPO_METADATA });
 });
 afterAll(() => t.close());
 

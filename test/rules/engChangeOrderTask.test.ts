@@ -9,8 +9,8 @@ import { REPO_METADATA, startTestService, type TestService } from '../helpers/te
 import { activatedSince, created, lastOutboxId, link, newEco, newTask, outbox, patch, patched, refused, row, taskStatuses } from './rule-helpers.js';
 
 let t: TestService;
-beforeAll(() => {
-  t = startTestService({ metadataDir: REPO_METADATA });
+beforeAll(async () => {
+  t = await startTestService({ metadataDir: REPO_METADATA });
 });
 afterAll(() => t.close());
 

@@ -6,8 +6,8 @@ import { REPO_METADATA, startTestService, type TestService } from '../helpers/te
 import { link, newEco, newTask, refused, type Entity } from './rule-helpers.js';
 
 let t: TestService;
-beforeAll(() => {
-  t = startTestService({ metadataDir: REPO_METADATA });
+beforeAll(async () => {
+  t = await startTestService({ metadataDir: REPO_METADATA });
 });
 afterAll(() => t.close());
 

@@ -17,8 +17,8 @@ import { ECNS, ID, LINES, REASONS, startGoldenService } from './golden-fixture.j
 import { NOW } from './golden-harness.js';
 
 let service: Service;
-beforeAll(() => {
-  service = startGoldenService();
+beforeAll(async () => {
+  service = await startGoldenService();
 });
 afterAll(() => service.close());
 

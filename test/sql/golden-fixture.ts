@@ -7,6 +7,7 @@ import { createService, type Service } from '../../src/service.js';
 import { defaultOptions } from '../../src/config.js';
 import { insertEntity } from '../../src/core/insert-entity.js';
 import type { StoredValue } from '../../src/edm/values.js';
+import type { EntityType } from '../../src/edm/model.js';
 import { FIXTURE_METADATA } from '../fixtures/model.js';
 
 /** GUIDs of the fixture rows (deterministic, so SQL parameters are stable). */
@@ -56,8 +57,8 @@ export const COMPANY_B = {
 } as const;
 
 /** Starts a service on an empty in-memory database with the fixture rows. */
-export function startGoldenService(): Service {
-  const service = createService(defaultOptions({ metadataDir: FIXTURE_METADATA, dbFile: ':memory:', logLevel: 'silent' }));
+export async function startGoldenService(): Promise<Service> {
+  const service = await createService(defaultOptions({ metadataDir: FIXTURE_METADATA, dbFile: ':memory:', logLevel: 'silent' }));
   const svc = service.context;
   const stamp = { userId: 'GOLDEN', now: new Date('2026-01-01T00:00:00.000Z') };
   const type = (name: string) => {
@@ -67,32 +68,26 @@ export function startGoldenService(): Service {
   };
   let next = 0;
   const id = (): string => `00000000-0000-4000-8000-${String(++next).padStart(12, '0')}`;
-  service.db.transaction(() => {
-    insertEntity(svc, service.model.company, undefined, new Map<string, StoredValue>([['id', ID.companyA], ['name', 'A'], ['displayName', 'Company A']]), stamp);
-    insertEntity(svc, service.model.company, undefined, new Map<string, StoredValue>([['id', ID.companyB], ['name', 'B'], ['displayName', 'Company B']]), stamp);
+  await service.engine.transaction(async (tx) => {
+    const insert = (t: EntityType, company: string | undefined, row: Map<string, StoredValue>) => insertEntity(svc, tx, t, company, row, stamp);
+    await insert(service.model.company, undefined, new Map<string, StoredValue>([['id', ID.companyA], ['name', 'A'], ['displayName', 'Company A']]));
+    await insert(service.model.company, undefined, new Map<string, StoredValue>([['id', ID.companyB], ['name', 'B'], ['displayName', 'Company B']]));
     for (const c of [ID.companyA, ID.companyB]) {
-      for (const [code, description] of REASONS) {
-        insertEntity(svc, type('changeReason'), c, new Map<string, StoredValue>([['id', id()], ['code', code], ['description', description]]), stamp);
-      }
+      for (const [code, description] of REASONS) await insert(type('changeReason'), c, new Map<string, StoredValue>([['id', id()], ['code', code], ['description', description]]));
     }
-    ECNS.forEach((e, i) => {
-      const row = new Map<string, StoredValue>([['id', ID.ecn(i + 1)], ...Object.entries(e)]);
-      insertEntity(svc, type('engChangeNotice'), ID.companyA, row, stamp);
-    });
+    for (const [i, e] of ECNS.entries()) await insert(type('engChangeNotice'), ID.companyA, new Map<string, StoredValue>([['id', ID.ecn(i + 1)], ...Object.entries(e)]));
     for (const { id: n, ...fields } of COMPANY_B.ecns) {
-      insertEntity(svc, type('engChangeNotice'), ID.companyB, new Map<string, StoredValue>([['id', ID.ecn(n)], ...Object.entries(fields)]), stamp);
+      await insert(type('engChangeNotice'), ID.companyB, new Map<string, StoredValue>([['id', ID.ecn(n)], ...Object.entries(fields)]));
     }
-    const comment = (ecn: number, text: string): void => {
-      insertEntity(svc, type('engChangeNoticeComment'), ID.companyA, new Map<string, StoredValue>([['id', id()], ['engChangeNoticeId', ID.ecn(ecn)], ['comment', text], ['date', '2025-05-01']]), stamp);
-    };
-    comment(1, 'first');
-    comment(1, 'Second');
-    comment(2, 'only one');
-    const line = (company: string, ecn: number, qty: number, item: string | null): void => {
-      insertEntity(svc, type('engChangeNoticeBOMLine'), company, new Map<string, StoredValue>([['id', id()], ['engChangeNoticeId', ID.ecn(ecn)], ['type', 'Item'], ['quantityPer', qty], ['itemNumber', item]]), stamp);
-    };
-    for (const l of LINES) line(ID.companyA, l.ecn, l.quantityPer, l.itemNumber);
-    for (const l of COMPANY_B.lines) line(ID.companyB, l.ecn, l.quantityPer, l.itemNumber);
+    const comment = (ecn: number, text: string) =>
+      insert(type('engChangeNoticeComment'), ID.companyA, new Map<string, StoredValue>([['id', id()], ['engChangeNoticeId', ID.ecn(ecn)], ['comment', text], ['date', '2025-05-01']]));
+    await comment(1, 'first');
+    await comment(1, 'Second');
+    await comment(2, 'only one');
+    const line = (company: string, ecn: number, qty: number, item: string | null) =>
+      insert(type('engChangeNoticeBOMLine'), company, new Map<string, StoredValue>([['id', id()], ['engChangeNoticeId', ID.ecn(ecn)], ['type', 'Item'], ['quantityPer', qty], ['itemNumber', item]]));
+    for (const l of LINES) await line(ID.companyA, l.ecn, l.quantityPer, l.itemNumber);
+    for (const l of COMPANY_B.lines) await line(ID.companyB, l.ecn, l.quantityPer, l.itemNumber);
   });
   return service;
 }

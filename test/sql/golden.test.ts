@@ -10,8 +10,8 @@ import { compileQuery, run } from './golden-harness.js';
 import type { Service } from '../../src/service.js';
 
 let service: Service;
-beforeAll(() => {
-  service = startGoldenService();
+beforeAll(async () => {
+  service = await startGoldenService();
 });
 afterAll(() => service.close());
 

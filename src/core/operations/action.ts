@@ -29,16 +29,16 @@ export async function invokeAction(ctx: OperationContext, action: BoundAction): 
   const identity = writeIdentity(ctx);
   const returnType = action.returnType;
 
-  const result = await ctx.writes.run(svc, identity, (session) => {
-    const target = loadTarget(svc, ctx.path.steps, identity.companyId);
+  const result = await ctx.writes.run(svc, identity, async (session) => {
+    const target = await loadTarget(svc, session.tx, ctx.path.steps, identity.companyId);
     checkIfMatch(ctx.req, rowEtag(target.row), false);
-    const returned = session.invoke(target.type, action.name, handler, target.row);
+    const returned = await session.invoke(target.type, action.name, handler, target.row);
     if (returnType === undefined) return undefined;
     const key = returned?.[returnType.key.name] as StoredValue | undefined;
     if (key === undefined || key === null) throw new Error(`The action ${action.qualifiedName} must return a ${returnType.name} row (with its key).`);
     // Read back with the row version, so the response carries the current ETag.
     const conditions = [{ property: returnType.key.name, value: key }];
-    const row = readRow(svc, returnType, identity.companyId, conditions);
+    const row = await readRow(svc, session.tx, returnType, identity.companyId, conditions);
     if (row === undefined) throw recordNotFound(returnType, conditions);
     return row;
   });

@@ -80,8 +80,9 @@ export async function prepareChildren(ctx: OperationContext, nested: ReadonlyMap
 }
 
 /** Creates the prepared children of a row just created (inside its transaction), each with its parent's reference. */
-export function createChildren(session: WriteSession, parent: DbRow, children: readonly PreparedChild[]): CreatedChild[] {
-  return children.map((child) => {
+export async function createChildren(session: WriteSession, parent: DbRow, children: readonly PreparedChild[]): Promise<CreatedChild[]> {
+  const created: CreatedChild[] = [];
+  for (const child of children) {
     for (const j of child.nav.joins) {
       const value = parent[j.sourceProperty] as StoredValue;
       const sent = child.row.get(j.targetProperty);
@@ -90,9 +91,10 @@ export function createChildren(session: WriteSession, parent: DbRow, children: r
       }
       child.row.set(j.targetProperty, value);
     }
-    const row = session.create(child.nav.target, child.row);
-    return { nav: child.nav, row, children: createChildren(session, row, child.children) };
-  });
+    const row = await session.create(child.nav.target, child.row);
+    created.push({ nav: child.nav, row, children: await createChildren(session, row, child.children) });
+  }
+  return created;
 }
 
 /** The JSON of a created entity with its created children nested under their navigations. */

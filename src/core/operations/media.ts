@@ -39,18 +39,19 @@ function checkUtf8Text(name: string, header: string | undefined, body: Buffer): 
 }
 
 /** GET of a media property. */
-export function readMedia(ctx: OperationContext): ODataResponse {
+export async function readMedia(ctx: OperationContext): Promise<ODataResponse> {
   const { property, contentType } = mediaTarget(ctx);
-  const resolved = resolvePath(ctx.svc, ctx.path.steps, ctx.company?.id);
+  const db = ctx.svc.engine.db;
+  const resolved = await resolvePath(ctx.svc, db, ctx.path.steps, ctx.company?.id);
   const type = resolved.step.type;
-  const row = resolved.reachable ? readRow(ctx.svc, type, ctx.company?.id, resolved.conditions) : undefined;
+  const row = resolved.reachable ? await readRow(ctx.svc, db, type, ctx.company?.id, resolved.conditions) : undefined;
   if (row === undefined) throw recordNotFound(type, resolved.conditions);
   const q = select({
     columns: [{ expr: col('m', property.name), alias: 'content' }],
     from: { kind: 'table', table: type.table, alias: 'm' },
     where: eq(col('m', type.key.name), param(row[type.key.name] as string)),
   });
-  const content = ctx.svc.db.get(compile(q, ctx.svc.engine.dialect))?.['content'];
+  const content = (await db.get(compile(q, ctx.svc.engine.dialect)))?.['content'];
   const etag = rowEtag(row);
   if (content === null || content === undefined || (Buffer.isBuffer(content) && content.length === 0)) return noContent({ ETag: etag });
   const body = Buffer.isBuffer(content) ? content : Buffer.from(String(content), 'utf8');
@@ -73,10 +74,10 @@ export async function writeMedia(ctx: OperationContext): Promise<ODataResponse> 
   if (type === undefined) throw new Error('empty path');
   const changes = await beforeWrite(ctx, type, 'update', new Map<string, StoredValue>([[property.name, body.length === 0 ? null : body]]));
   const identity = writeIdentity(ctx);
-  const etag = await ctx.writes.run(svc, identity, (session) => {
-    const target = loadTarget(svc, ctx.path.steps, identity.companyId);
+  const etag = await ctx.writes.run(svc, identity, async (session) => {
+    const target = await loadTarget(svc, session.tx, ctx.path.steps, identity.companyId);
     checkIfMatch(ctx.req, rowEtag(target.row), true);
-    return rowEtag(session.update(target.type, target.row, changes));
+    return rowEtag(await session.update(target.type, target.row, changes));
   });
   return noContent({ ETag: etag });
 }

@@ -12,7 +12,8 @@ import { BRANCH_COLUMN } from '../../query/plan-apply.js';
 import { negotiateJson } from '../format.js';
 import type { OperationContext } from '../operation-context.js';
 import type { ODataResponse } from '../request.js';
-import { resolvePath } from '../resolve-path.js';
+import { resolvePath, type ResolvedPath } from '../resolve-path.js';
+import { andThen } from '../../util/maybe-promise.js';
 import { countValue, jsonResponse } from '../responses.js';
 
 const PLAIN = { metadata: 'minimal', ieee754Compatible: false } as const;
@@ -29,8 +30,11 @@ function countOf(result: StepResult | undefined): number {
 
 /** GET of a collection whose `$apply` groups or aggregates. */
 export function readAggregated(ctx: OperationContext): ODataResponse | Promise<ODataResponse> {
+  return andThen(resolvePath(ctx.svc, ctx.svc.engine.db, ctx.path.steps, ctx.company?.id), (resolved) => readAggregatedOf(ctx, resolved));
+}
+
+function readAggregatedOf(ctx: OperationContext, resolved: ResolvedPath): ODataResponse | Promise<ODataResponse> {
   const format = negotiateJson(ctx.options.format, ctx.req.headers['accept']);
-  const resolved = resolvePath(ctx.svc, ctx.path.steps, ctx.company?.id);
   const type = resolved.step.type;
   const plan = planAggregatedRequest(ctx, 'collection', type, resolved.conditions, format);
   const { aggregation, page } = plan;
@@ -67,7 +71,10 @@ export function readAggregated(ctx: OperationContext): ODataResponse | Promise<O
 
 /** GET `.../$count?$apply=...`: the number of aggregated instances (URL Conventions §4.8). */
 export function countAggregated(ctx: OperationContext): ODataResponse | Promise<ODataResponse> {
-  const resolved = resolvePath(ctx.svc, ctx.path.steps, ctx.company?.id);
+  return andThen(resolvePath(ctx.svc, ctx.svc.engine.db, ctx.path.steps, ctx.company?.id), (resolved) => countAggregatedOf(ctx, resolved));
+}
+
+function countAggregatedOf(ctx: OperationContext, resolved: ResolvedPath): ODataResponse | Promise<ODataResponse> {
   const type = resolved.step.type;
   const plan = planAggregatedRequest(ctx, 'count', type, resolved.conditions, PLAIN);
   const text = (n: number): ODataResponse => ({ status: 200, headers: { 'Content-Type': 'text/plain; charset=utf-8' }, body: String(n) });

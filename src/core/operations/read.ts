@@ -19,7 +19,8 @@ import { negotiateJson, jsonContentType } from '../format.js';
 import type { OperationContext } from '../operation-context.js';
 import type { ODataResponse } from '../request.js';
 import { collectionArrayTextResponse, collectionJoinedResponse, collectionResponse, entityResponse, entityTextResponse, jsonResponse, noContent } from '../responses.js';
-import { recordNotFound, resolvePath } from '../resolve-path.js';
+import { recordNotFound, resolvePath, type ResolvedPath } from '../resolve-path.js';
+import { andThen } from '../../util/maybe-promise.js';
 import { SORT_PREFIX } from '../../query/plan-page.js';
 import { aggregates } from '../../query/plan-apply.js';
 import { countAggregated, readAggregated } from './read-aggregated.js';
@@ -77,8 +78,11 @@ function pageBudget(ctx: OperationContext, context: string): number {
  */
 export function readCollection(ctx: OperationContext): ODataResponse | Promise<ODataResponse> {
   if (aggregates(ctx.options)) return readAggregated(ctx);
+  return andThen(resolvePath(ctx.svc, ctx.svc.engine.db, ctx.path.steps, ctx.company?.id), (resolved) => readCollectionOf(ctx, resolved));
+}
+
+function readCollectionOf(ctx: OperationContext, resolved: ResolvedPath): ODataResponse | Promise<ODataResponse> {
   const format = negotiateJson(ctx.options.format, ctx.req.headers['accept']);
-  const resolved = resolvePath(ctx.svc, ctx.path.steps, ctx.company?.id);
   const type = resolved.step.type;
   const { plan, page } = planReadRequest(ctx, 'collection', type, resolved.conditions, format);
   if (page === undefined) throw new Error('collection read without a page plan');
@@ -131,7 +135,10 @@ export function readCollection(ctx: OperationContext): ODataResponse | Promise<O
 /** GET `.../$count`: the number of entities as text/plain (URL Conventions §4.8); $filter applies. */
 export function readCount(ctx: OperationContext): ODataResponse | Promise<ODataResponse> {
   if (aggregates(ctx.options)) return countAggregated(ctx);
-  const resolved = resolvePath(ctx.svc, ctx.path.steps, ctx.company?.id);
+  return andThen(resolvePath(ctx.svc, ctx.svc.engine.db, ctx.path.steps, ctx.company?.id), (resolved) => readCountOf(ctx, resolved));
+}
+
+function readCountOf(ctx: OperationContext, resolved: ResolvedPath): ODataResponse | Promise<ODataResponse> {
   const type = resolved.step.type;
   const plain = { metadata: 'minimal', ieee754Compatible: false } as const;
   const { plan } = planReadRequest(ctx, 'count', type, resolved.conditions, plain);
@@ -146,8 +153,11 @@ export function readCount(ctx: OperationContext): ODataResponse | Promise<ODataR
  * entity whose body would pass the response budget (its expansions) is refused before it is sent.
  */
 export function readEntity(ctx: OperationContext): ODataResponse | Promise<ODataResponse> {
+  return andThen(resolvePath(ctx.svc, ctx.svc.engine.db, ctx.path.steps, ctx.company?.id), (resolved) => readEntityOf(ctx, resolved));
+}
+
+function readEntityOf(ctx: OperationContext, resolved: ResolvedPath): ODataResponse | Promise<ODataResponse> {
   const format = negotiateJson(ctx.options.format, ctx.req.headers['accept']);
-  const resolved = resolvePath(ctx.svc, ctx.path.steps, ctx.company?.id);
   const type = resolved.step.type;
   const { plan } = planReadRequest(ctx, 'entity', type, resolved.conditions, format);
   const { query } = plan;
@@ -176,14 +186,21 @@ function responseTooLarge(ctx: OperationContext): QueryLimitError {
 }
 
 /** GET of one structural property (`.../number`), or its raw value (`.../number/$value`). */
-export function readProperty(ctx: OperationContext): ODataResponse {
+export function readProperty(ctx: OperationContext): ODataResponse | Promise<ODataResponse> {
   const target = ctx.path.target;
   if (target.kind !== 'property') throw new Error('readProperty on a non-property target');
-  const resolved = resolvePath(ctx.svc, ctx.path.steps, ctx.company?.id);
+  return andThen(resolvePath(ctx.svc, ctx.svc.engine.db, ctx.path.steps, ctx.company?.id), (resolved) => readPropertyOf(ctx, resolved));
+}
+
+function readPropertyOf(ctx: OperationContext, resolved: ResolvedPath): ODataResponse | Promise<ODataResponse> {
+  const target = ctx.path.target;
+  if (target.kind !== 'property') throw new Error('readProperty on a non-property target');
   const type = resolved.step.type;
-  const row = resolved.reachable
-    ? ctx.svc.db.get(compile(planRead({ type, companyId: ctx.company?.id, conditions: resolved.conditions, limit: 1 }), ctx.svc.engine.dialect))
-    : undefined;
+  const read = resolved.reachable ? ctx.svc.engine.db.get(compile(planRead({ type, companyId: ctx.company?.id, conditions: resolved.conditions, limit: 1 }), ctx.svc.engine.dialect)) : undefined;
+  return andThen(read, (row) => propertyResponse(ctx, target, type, resolved, row));
+}
+
+function propertyResponse(ctx: OperationContext, target: Extract<OperationContext['path']['target'], { kind: 'property' }>, type: EntityType, resolved: ResolvedPath, row: DbRow | undefined): ODataResponse {
   if (row === undefined) throw recordNotFound(type, resolved.conditions);
   const value = row[target.property.name];
   if (value === null || value === undefined) return noContent();

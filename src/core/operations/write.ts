@@ -81,8 +81,8 @@ export async function create(ctx: OperationContext): Promise<ODataResponse> {
   const created = await ctx.writes.run(
     svc,
     identity,
-    (session) => {
-      const resolved = resolvePath(svc, ctx.path.steps, identity.companyId);
+    async (session) => {
+      const resolved = await resolvePath(svc, session.tx, ctx.path.steps, identity.companyId);
       // Creating through a navigation sets the reference to the parent.
       for (const c of resolved.conditions) {
         const sent = row.get(c.property);
@@ -91,8 +91,8 @@ export async function create(ctx: OperationContext): Promise<ODataResponse> {
         }
         row.set(c.property, c.value);
       }
-      const stored = session.create(type, row);
-      return { row: stored, keys: [...resolved.keys, stored[type.key.name] as StoredValue], children: createChildren(session, stored, children) };
+      const stored = await session.create(type, row);
+      return { row: stored, keys: [...resolved.keys, stored[type.key.name] as StoredValue], children: await createChildren(session, stored, children) };
     },
     { type, key: row.get(type.key.name) },
   );
@@ -144,11 +144,11 @@ export async function update(ctx: OperationContext, replace = false): Promise<OD
   const changes = await beforeWrite(ctx, type, 'update', values);
   const identity = writeIdentity(ctx);
 
-  const result = await ctx.writes.run(svc, identity, (session) => {
-    const target = loadTarget(svc, ctx.path.steps, identity.companyId);
+  const result = await ctx.writes.run(svc, identity, async (session) => {
+    const target = await loadTarget(svc, session.tx, ctx.path.steps, identity.companyId);
     checkSentKey(type, body, target.row[type.key.name]);
     checkIfMatch(ctx.req, rowEtag(target.row), true);
-    return { row: session.update(type, target.row, changes), keys: target.keys };
+    return { row: await session.update(type, target.row, changes), keys: target.keys };
   });
 
   if (preferReturn(ctx.req) === 'minimal') return noContent({ ETag: rowEtag(result.row), 'Preference-Applied': 'return=minimal' });
@@ -163,10 +163,10 @@ export async function remove(ctx: OperationContext): Promise<ODataResponse> {
   if (!type.capabilities.deletable) throw notAllowed(type, 'DELETE', type.capabilities.updatable ? ['GET', 'PATCH', 'PUT'] : ['GET']);
   await beforeWrite(ctx, type, 'delete', new Map());
   const identity = writeIdentity(ctx);
-  await ctx.writes.run(svc, identity, (session) => {
-    const target = loadTarget(svc, ctx.path.steps, identity.companyId);
+  await ctx.writes.run(svc, identity, async (session) => {
+    const target = await loadTarget(svc, session.tx, ctx.path.steps, identity.companyId);
     checkIfMatch(ctx.req, rowEtag(target.row), false);
-    session.delete(type, target.row);
+    await session.delete(type, target.row);
   });
   return noContent();
 }

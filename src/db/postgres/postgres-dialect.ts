@@ -149,6 +149,7 @@ const CAST_TYPES = { INTEGER: 'bigint', REAL: 'double precision', TEXT: 'text', 
 /** The PostgreSQL dialect. */
 export const postgresDialect: Dialect = {
   name: 'postgres',
+  rowLocks: true,
   quoteIdentifier,
   placeholder,
   castType: (type) => CAST_TYPES[type],

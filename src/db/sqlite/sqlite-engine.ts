@@ -5,13 +5,17 @@
  * with a deadline (db/read-executor.ts, db/read-pool.ts). The embedded default: `npm start` needs no server.
  */
 import type { Logger } from 'pino';
-import type { Engine, Statements } from '../engine.js';
+import type { Engine, EngineLimits, Statements, Transaction } from '../engine.js';
 import { openDatabase, type Database } from '../database.js';
 import { ReadExecutor } from '../read-executor.js';
 import { ReadPool } from '../read-pool.js';
 import { sqliteDialect } from '../../sql/sqlite-dialect.js';
 import { sqliteError } from './sqlite-errors.js';
-import type { ServiceLimits } from '../../edm/service-limits.js';
+import type { EdmModel } from '../../edm/model.js';
+import { migrate, type MigrationReport } from '../migrate.js';
+import { createAuthTables } from '../auth-tables.js';
+import { createOutboxTable } from '../../events/outbox.js';
+import { createDeliveryTables } from '../../events/delivery-tables.js';
 
 /** SQLite (see the file comment). */
 export class SqliteEngine implements Engine {
@@ -19,6 +23,7 @@ export class SqliteEngine implements Engine {
   readonly dialect = sqliteDialect;
   readonly reads: ReadExecutor;
   private readonly pool: ReadPool | undefined;
+  private readonly tx: Transaction;
 
   /**
    * @param database the connection (db/database.ts)
@@ -26,15 +31,16 @@ export class SqliteEngine implements Engine {
    */
   constructor(
     readonly database: Database,
-    file: string,
-    limits: Pick<ServiceLimits, 'readWorkers' | 'maxQueuedReads' | 'requestTimeoutMs' | 'maxInlineRows'>,
+    readonly location: string,
+    limits: EngineLimits,
     log: Logger,
   ) {
     this.pool =
-      file !== ':memory:' && limits.readWorkers > 0
-        ? new ReadPool({ file, threads: limits.readWorkers, maxQueued: limits.maxQueuedReads, timeoutMs: limits.requestTimeoutMs }, log)
+      location !== ':memory:' && limits.readWorkers > 0
+        ? new ReadPool({ file: location, threads: limits.readWorkers, maxQueued: limits.maxQueuedReads, timeoutMs: limits.requestTimeoutMs }, log)
         : undefined;
     this.reads = new ReadExecutor(database, this.pool, limits.maxInlineRows);
+    this.tx = sqliteTransaction(database);
   }
 
   /** Statements answer synchronously. */
@@ -42,8 +48,40 @@ export class SqliteEngine implements Engine {
     return this.database;
   }
 
-  transaction<T>(body: (tx: Statements) => Promise<T>): Promise<T> {
-    return this.database.sharedTransaction(() => body(this.database));
+  transaction<T>(body: (tx: Transaction) => Promise<T>): Promise<T> {
+    return this.database.sharedTransaction(() => body(this.tx));
+  }
+
+  /**
+   * One IMMEDIATE transaction takes the write lock first (waiting out other writers up to the busy
+   * timeout), so a second instance starting while the first writes migrates after it, not beside it.
+   */
+  async migrate(model: EdmModel, options: { readonly dryRun?: boolean } = {}): Promise<MigrationReport> {
+    const raw = this.database.raw;
+    raw.exec('BEGIN IMMEDIATE');
+    try {
+      const report = migrate(this.database, model);
+      createOutboxTable(this.database);
+      createDeliveryTables(this.database);
+      createAuthTables(this.database, model.company.table);
+      raw.exec(options.dryRun === true ? 'ROLLBACK' : 'COMMIT');
+      return report;
+    } catch (e) {
+      if (raw.inTransaction) raw.exec('ROLLBACK');
+      throw e;
+    }
+  }
+
+  enterRequest(joinTurn: boolean): void {
+    this.database.enterRequest(joinTurn);
+  }
+
+  leaveRequest(): void {
+    this.database.leaveRequest();
+  }
+
+  get cacheEpoch(): number {
+    return this.database.readSnapshot;
   }
 
   mapError(e: unknown): ReturnType<Engine['mapError']> {
@@ -56,7 +94,37 @@ export class SqliteEngine implements Engine {
   }
 }
 
+/**
+ * The statements of the transaction group commit opened (one connection, one writer at a time), with
+ * savepoints by depth: `SAVEPOINT sp<n>` / `RELEASE`, or `ROLLBACK TO` on a throw.
+ */
+function sqliteTransaction(database: Database): Transaction {
+  let depth = 0;
+  return {
+    get: (q) => database.get(q),
+    all: (q) => database.all(q),
+    run: (q) => database.run(q),
+    async savepoint<T>(body: () => Promise<T>): Promise<T> {
+      const name = `sp${++depth}`;
+      database.exec(`SAVEPOINT "${name}"`);
+      try {
+        const value = await body();
+        database.exec(`RELEASE "${name}"`);
+        return value;
+      } catch (e) {
+        if (database.inTransaction) {
+          database.exec(`ROLLBACK TO "${name}"`);
+          database.exec(`RELEASE "${name}"`);
+        }
+        throw e;
+      } finally {
+        depth--;
+      }
+    },
+  };
+}
+
 /** Opens a SQLite engine on `file` (created when missing) or ':memory:'. */
-export function openSqliteEngine(file: string, limits: ConstructorParameters<typeof SqliteEngine>[2], log: Logger): SqliteEngine {
+export function openSqliteEngine(file: string, limits: EngineLimits, log: Logger): SqliteEngine {
   return new SqliteEngine(openDatabase(file), file, limits, log);
 }

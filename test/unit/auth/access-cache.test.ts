@@ -14,23 +14,23 @@ let t: TestService;
 let other: BetterSqlite3.Database;
 let cronus: string;
 
-beforeEach(() => {
+beforeEach(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'access-cache-'));
-  t = startTestService({ dbFile: path.join(dir, 'db.sqlite') });
+  t = await startTestService({ dbFile: path.join(dir, 'db.sqlite') });
   other = new BetterSqlite3(path.join(dir, 'db.sqlite'));
   cronus = t.companyIds[0] as string;
 });
 
-afterEach(() => {
-  other.close();
-  t.close();
+afterEach(async () => {
+  await other.close();
+  await t.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
 const url = (): string => `/companies(${cronus})/engChangeNotices?$top=1&$select=number`;
 
 test('a repeated request runs one access statement (the version) before its own read', async () => {
-  const token = t.token('KLEE');
+  const token = await t.token('KLEE');
   expect((await t.call('GET', url(), { token })).status).toBe(200);
   const before = t.service.db.statementCount;
   expect((await t.call('GET', url(), { token })).status).toBe(200);
@@ -39,7 +39,7 @@ test('a repeated request runs one access statement (the version) before its own 
 });
 
 test('requests read from sockets in one event-loop turn share one version check (their read snapshot)', async () => {
-  const token = t.token('KLEE');
+  const token = await t.token('KLEE');
   const q = url().indexOf('?');
   const request = (turnSnapshot: boolean) =>
     t.service.handle({ method: 'GET', path: url().slice(0, q), rawQuery: url().slice(q + 1), headers: { authorization: `Bearer ${token}` }, serviceRootUrl: 'http://h/api/v2.0', requestId: 'r', turnSnapshot });
@@ -61,7 +61,7 @@ test('requests read from sockets in one event-loop turn share one version check 
 });
 
 test('a token revoked by another connection is refused on the next request', async () => {
-  const token = t.token('KLEE');
+  const token = await t.token('KLEE');
   expect((await t.call('GET', url(), { token })).status).toBe(200);
   const tokenId = token.split('_')[1];
   other.prepare(`UPDATE "_tokens" SET "revokedAt" = ? WHERE "tokenId" = ?`).run(new Date().toISOString(), tokenId);
@@ -71,7 +71,7 @@ test('a token revoked by another connection is refused on the next request', asy
 });
 
 test('a cached token still expires on time', async () => {
-  const token = t.token('KLEE', 300);
+  const token = await t.token('KLEE', 300);
   expect((await t.call('GET', url(), { token })).status).toBe(200);
   await new Promise((r) => setTimeout(r, 350));
   const r = await t.call('GET', url(), { token });
@@ -80,7 +80,7 @@ test('a cached token still expires on time', async () => {
 });
 
 test('grants and revocations by another connection apply to the next request', async () => {
-  const token = t.token('KLEE');
+  const token = await t.token('KLEE');
   const patch = (): Promise<{ status: number }> =>
     t.call('GET', `/companies(${cronus})/engChangeNotices?$top=1&$select=id`, { token }).then((r) =>
       t.call('PATCH', `/companies(${cronus})/engChangeNotices(${r.json.value[0].id})`, { token, body: { drawingNumber: 'D-1' }, headers: { 'if-match': '*' } }),

@@ -11,8 +11,8 @@ import { startTestService, type TestService } from '../../helpers/test-service.j
 let t: TestService;
 let lines: string[];
 let auth: Authenticator;
-beforeEach(() => {
-  t = startTestService();
+beforeEach(async () => {
+  t = await startTestService();
   lines = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -38,8 +38,8 @@ function failure(authorization: string | undefined): AuthenticationError {
   throw new Error('authenticated');
 }
 
-test('Basic and Bearer give the same principal; the second verifies the token from the cache', () => {
-  const token = t.token('JSMITH');
+test('Basic and Bearer give the same principal; the second verifies the token from the cache', async () => {
+  const token = await t.token('JSMITH');
   let verifications = 0;
   const verify = t.service.context.tokens.verify.bind(t.service.context.tokens);
   t.service.context.tokens.verify = (...args) => {
@@ -52,8 +52,8 @@ test('Basic and Bearer give the same principal; the second verifies the token fr
   expect(verifications).toBe(1);
 });
 
-test('failures are logged with reason, request id and address, without the credentials', () => {
-  const token = t.token('ADMIN');
+test('failures are logged with reason, request id and address, without the credentials', async () => {
+  const token = await t.token('ADMIN');
   const attempts = [basic('KLEE', token), basic('KLEE', 'secret-password'), `Bearer ${token}x`, 'Basic %%%'];
   for (const attempt of attempts) expect(failure(attempt).status).toBe(401);
   expect(lines).toHaveLength(attempts.length);

@@ -43,7 +43,7 @@ test('a busy port: one line naming the port, exit 1, no URL and no token', async
     const r = await serve('--port', String(port), '--db', ':memory:', '--seed', 'demo');
     expectOneLineFailure(r, `cannot listen on 127.0.0.1:${port}: the port is in use`);
   } finally {
-    blocker.close();
+    await blocker.close();
   }
 });
 

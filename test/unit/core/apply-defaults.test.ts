@@ -6,12 +6,12 @@ import type { RowValues } from '../../../src/core/write-checks.js';
 import { startTestService, type TestService } from '../../helpers/test-service.js';
 
 let t: TestService;
-beforeAll(() => {
-  t = startTestService();
+beforeAll(async () => {
+  t = await startTestService();
 });
 afterAll(() => t.close());
 
-test('generated keys are time-ordered UUIDs (version 7): each sorts after the one before, also within one millisecond', () => {
+test('generated keys are time-ordered UUIDs (version 7): each sorts after the one before, also within one millisecond', async () => {
   const type = t.service.model.entityTypeByName.get('engChangeNoticeComment');
   if (type === undefined) throw new Error('engChangeNoticeComment');
   const now = new Date();
@@ -21,7 +21,7 @@ test('generated keys are time-ordered UUIDs (version 7): each sorts after the on
       ['engChangeNoticeId', 'x'],
       ['lineNo', i + 1],
     ]);
-    applyDefaults(t.service.context, type, row, { userId: 'U1', now, companyId: t.companyIds[0] });
+    await applyDefaults(t.service.context, t.service.engine.db, type, row, { userId: 'U1', now, companyId: t.companyIds[0] });
     ids.push(row.get('id') as string);
   }
   for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);

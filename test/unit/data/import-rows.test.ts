@@ -17,8 +17,8 @@ afterAll(() => fs.rmSync(workDir, { recursive: true, force: true }));
 let t: TestService;
 let ecnType: EntityType;
 let cronus = '';
-beforeEach(() => {
-  t = startTestService();
+beforeEach(async () => {
+  t = await startTestService();
   ecnType = t.service.model.entityTypeBySet.get('engChangeNotices') as EntityType;
   cronus = t.companyIds[0] as string;
 });

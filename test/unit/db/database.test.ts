@@ -9,7 +9,7 @@ import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { openDatabase } from '../../../src/db/database.js';
 
-test('sqlite_stat4 is emptied at open, sqlite_stat1 is kept, and the planner still uses the index', () => {
+test('sqlite_stat4 is emptied at open, sqlite_stat1 is kept, and the planner still uses the index', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stat4-'));
   const file = path.join(dir, 'db.sqlite');
   try {
@@ -21,7 +21,7 @@ test('sqlite_stat4 is emptied at open, sqlite_stat1 is kept, and the planner sti
     })();
     setup.exec('ANALYZE');
     expect((setup.prepare('SELECT count(*) AS n FROM sqlite_stat4').get() as { n: number }).n).toBeGreaterThan(0);
-    setup.close();
+    await setup.close();
 
     const db = openDatabase(file);
     expect((db.raw.prepare('SELECT count(*) AS n FROM sqlite_stat4').get() as { n: number }).n).toBe(0);
@@ -34,7 +34,7 @@ test('sqlite_stat4 is emptied at open, sqlite_stat1 is kept, and the planner sti
   }
 });
 
-test('a database without statistics opens unchanged', () => {
+test('a database without statistics opens unchanged', async () => {
   const db = openDatabase(':memory:');
   expect(db.raw.prepare("SELECT count(*) AS n FROM sqlite_schema WHERE name LIKE 'sqlite_stat%'").get()).toEqual({ n: 0 });
   db.close();

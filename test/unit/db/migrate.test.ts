@@ -44,7 +44,7 @@ describe('schema from the model', () => {
     expect(sql).toMatch(/\) STRICT$/);
   });
 
-  test('every model table exists after migrate, and computed properties have no column', () => {
+  test('every model table exists after migrate, and computed properties have no column', async () => {
     const model = loadModel(repoMetadata);
     const db = openDatabase(':memory:');
     const report = migrate(db, model);
@@ -84,7 +84,7 @@ describe('schema from the model', () => {
     db2.close();
   });
 
-  test('an alternate key is a unique index per company, which replaces the plain index on the same columns', () => {
+  test('an alternate key is a unique index per company, which replaces the plain index on the same columns', async () => {
     const model = loadModel(repoMetadata);
     const db = openDatabase(':memory:');
     migrate(db, model);
@@ -101,7 +101,7 @@ describe('schema from the model', () => {
     db.close();
   });
 
-  test('an index an earlier version derived is dropped; indexes not named like derived ones stay', () => {
+  test('an index an earlier version derived is dropped; indexes not named like derived ones stay', async () => {
     const db = openDatabase(':memory:');
     const model = loadModel(repoMetadata);
     migrate(db, model);

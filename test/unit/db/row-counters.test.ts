@@ -47,7 +47,7 @@ function mismatches(raw: BetterSqlite3.Database): unknown[] {
 }
 const counter = (raw: BetterSqlite3.Database, id: string): number => (raw.prepare(`SELECT "_count_engChangeNoticeBOMLines" AS n FROM "engChangeNotices" WHERE "id" = ?`).get(id) as { n: number }).n;
 
-test('the triggers of a counter, and its recount, exactly', () => {
+test('the triggers of a counter, and its recount, exactly', async () => {
   const model = loadModel(repoMetadata);
   const [bom] = rowCountersOf(model.entityTypeByName.get('engChangeNotice')!).filter((c) => c.nav.name === 'engChangeNoticeBOMLines');
   expect(counterTriggers(bom!)).toEqual([
@@ -60,7 +60,7 @@ test('the triggers of a counter, and its recount, exactly', () => {
   );
 });
 
-test('inserts, deletes, moves and cascades keep the counts, from any connection', () => {
+test('inserts, deletes, moves and cascades keep the counts, from any connection', async () => {
   const file = path.join(dir, 'db.sqlite');
   const db = openDatabase(file);
   migrate(db, loadModel(repoMetadata));
@@ -80,7 +80,7 @@ test('inserts, deletes, moves and cascades keep the counts, from any connection'
   other.pragma('foreign_keys = ON');
   bomLine(other, 'e2');
   bomLine(other, 'e2');
-  other.close();
+  await other.close();
   expect(counter(raw, 'e2')).toBe(2);
   // a row whose parent is deleted goes with it (cascade): the remaining counts stay right
   raw.prepare(`DELETE FROM "engChangeNotices" WHERE "id" = 'e3'`).run();

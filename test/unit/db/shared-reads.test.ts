@@ -11,14 +11,14 @@ import { openDatabase, type Database } from '../../../src/db/database.js';
 let dir: string;
 let db: Database;
 let other: BetterSqlite3.Database;
-beforeEach(() => {
+beforeEach(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'shared-reads-'));
   db = openDatabase(path.join(dir, 'db.sqlite'));
   db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT); INSERT INTO t VALUES (1, \'first\')');
   other = new BetterSqlite3(path.join(dir, 'db.sqlite'), { timeout: 0 });
 });
-afterEach(() => {
-  other.close();
+afterEach(async () => {
+  await other.close();
   db.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });

@@ -8,8 +8,8 @@ import { formatEtag } from '../../../src/serialize/etag.js';
 
 let t: TestService;
 let cronus: string;
-beforeEach(() => {
-  t = startTestService();
+beforeEach(async () => {
+  t = await startTestService();
   cronus = t.companyIds[0] as string;
 });
 afterEach(() => t.close());

@@ -14,13 +14,13 @@ test('doubles JSON has no number for are OData JSON strings INF, -INF and NaN (J
   expect(storedToJson(null, DOUBLE, plain)).toBeNull();
 });
 
-test('decimals are numbers, or strings with IEEE754Compatible=true', () => {
+test('decimals are numbers, or strings with IEEE754Compatible=true', async () => {
   expect(storedToJson(12.34, DECIMAL, plain)).toBe(12.34);
   expect(storedToJson(12.34, DECIMAL, { ieee754Compatible: true })).toBe('12.34');
 });
 
-test('the database spells them the same when it writes the JSON', () => {
-  const t = startTestService();
+test('the database spells them the same when it writes the JSON', async () => {
+  const t = await startTestService();
   try {
     const spell = t.service.db.raw.prepare('SELECT odata_json_number(?, ?)').pluck();
     expect(spell.get(Infinity, 1)).toBe('"INF"');
@@ -28,7 +28,7 @@ test('the database spells them the same when it writes the JSON', () => {
     expect(spell.get(2.5, 1)).toBe('2.5');
     expect(spell.get(181004266.441296, 0)).toBe('181004266.441296');
   } finally {
-    t.close();
+    await t.close();
   }
 });
 

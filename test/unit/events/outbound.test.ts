@@ -49,7 +49,7 @@ test('without the allowance, loopback is refused by literal address and by name,
     expect(hits.length).toBe(before);
     expect((await failure(strict.checkDestination(new URL('http://no-such-host.invalid/')))).kind).toBe('network');
   } finally {
-    strict.close();
+    await strict.close();
   }
 });
 
@@ -67,7 +67,7 @@ test('with the allowance: answers come back as they are; redirects are not follo
     expect(big.body.length).toBe(64 * 1024);
     expect((await failure(client.post({ url: new URL(`ftp://127.0.0.1:${port}/`), body: '', headers: {} }))).kind).toBe('forbidden');
   } finally {
-    client.close();
+    await client.close();
   }
 });
 
@@ -77,6 +77,6 @@ test('the time limit ends a request the server never answers', async () => {
     const e = await failure(client.post({ url: new URL(`http://127.0.0.1:${port}/hang`), body: '', headers: {} }));
     expect([e.kind, e.message]).toEqual(['timeout', 'No complete answer within 100 ms.']);
   } finally {
-    client.close();
+    await client.close();
   }
 });

@@ -1,10 +1,10 @@
 /**
- * src/hooks/run-hooks.ts: the phase runners. Synchronous phases refuse thenables; beforeWrite is awaited
- * and may change the values; afterCommit failures are logged and do not stop the next hook.
+ * src/hooks/run-hooks.ts: the phase runners. validateWrite and actions may be sync or async; beforeWrite
+ * is awaited and may change the values; afterCommit failures are logged and do not stop the next hook.
  */
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { HookContractError, runAction, runAfterCommit, runBeforeWrite, runValidateWrite } from '../../../src/hooks/run-hooks.js';
+import { runAction, runAfterCommit, runBeforeWrite, runValidateWrite } from '../../../src/hooks/run-hooks.js';
 import type { ActionContext, EntityHooks, HookContext, HookServices, TxContext, ValidateWriteContext } from '../../../src/hooks/types.js';
 import { loadTestModel } from '../../fixtures/model.js';
 
@@ -12,35 +12,41 @@ const base: HookContext = { entityType: 'engChangeOrder', entitySet: 'engChangeO
 const unused = (): never => {
   throw new Error('not used by these tests');
 };
-const txBase: TxContext = { ...base, db: { get: () => undefined, find: () => [] }, tx: { create: unused, update: unused, delete: () => false }, emit: () => undefined };
+const txBase: TxContext = { ...base, db: { get: async () => undefined, find: async () => [] }, tx: { create: unused, update: unused, delete: async () => false }, emit: () => undefined };
 const validateCtx: ValidateWriteContext = { ...txBase, op: 'delete', before: { id: 'x' } };
 const services: HookServices = { model: loadTestModel(), outbound: { checkDestination: unused, post: unused }, callTimeoutMs: 5000 };
 
-test('validateWrite that returns a promise → HookContractError naming the module', () => {
-  const hooks = { entityType: 'engChangeOrder', validateWrite: (async () => undefined) as () => void } satisfies EntityHooks;
-  expect(() => runValidateWrite(hooks, validateCtx)).toThrow(HookContractError);
-  expect(() => runValidateWrite(hooks, validateCtx)).toThrow('validateWrite of engChangeOrder returned a promise');
-});
-
-test('a synchronous validateWrite runs; its BusinessRuleError passes through unchanged', () => {
+test('validateWrite runs, sync or async; its errors pass through unchanged', async () => {
   const seen: string[] = [];
-  runValidateWrite({ entityType: 'engChangeOrder', validateWrite: (ctx) => void seen.push(ctx.op) }, validateCtx);
-  expect(seen).toEqual(['delete']);
-  runValidateWrite(undefined, validateCtx);
-  runValidateWrite({ entityType: 'engChangeOrder' }, validateCtx);
+  await runValidateWrite({ entityType: 'engChangeOrder', validateWrite: (ctx) => void seen.push(ctx.op) }, validateCtx);
+  await runValidateWrite(
+    {
+      entityType: 'engChangeOrder',
+      validateWrite: async (ctx) => {
+        await ctx.db.get('engChangeOrder', 'x');
+        seen.push(`async ${ctx.op}`);
+      },
+    },
+    validateCtx,
+  );
+  expect(seen).toEqual(['delete', 'async delete']);
+  await runValidateWrite(undefined, validateCtx);
+  await runValidateWrite({ entityType: 'engChangeOrder' }, validateCtx);
   const refusing: EntityHooks = {
     entityType: 'engChangeOrder',
     validateWrite: () => {
       throw new RangeError('no');
     },
   };
-  expect(() => runValidateWrite(refusing, validateCtx)).toThrow(RangeError);
+  await expect(runValidateWrite(refusing, validateCtx)).rejects.toThrow(RangeError);
+  await expect(runValidateWrite({ entityType: 'engChangeOrder', validateWrite: async () => Promise.reject(new TypeError('later')) }, validateCtx)).rejects.toThrow(TypeError);
 });
 
-test('an action that returns a promise → HookContractError', () => {
+test('an action may answer at once or with a promise; no row is undefined', async () => {
   const ctx: ActionContext = { ...txBase, action: 'createEngChangeOrder', entity: { id: 'x' } };
-  expect(() => runAction((() => Promise.resolve({ id: 'y' })) as unknown as () => undefined, ctx)).toThrow('the action engChangeOrder.createEngChangeOrder returned a promise');
-  expect(runAction(() => ({ id: 'y' }), ctx)).toEqual({ id: 'y' });
+  expect(await runAction(() => Promise.resolve({ id: 'y' }), ctx)).toEqual({ id: 'y' });
+  expect(await runAction(() => ({ id: 'y' }), ctx)).toEqual({ id: 'y' });
+  expect(await runAction(() => undefined, ctx)).toBeUndefined();
 });
 
 test('beforeWrite is awaited and may change, add and remove values', async () => {

@@ -16,15 +16,15 @@ let server: http.Server;
 let port: number;
 let auth: string;
 beforeAll(async () => {
-  t = startTestService();
-  auth = `Bearer ${t.token('ADMIN')}`;
+  t = await startTestService();
+  auth = `Bearer ${await t.token('ADMIN')}`;
   server = createExpressApp(t.service).listen(0, '127.0.0.1');
   await once(server, 'listening');
   port = (server.address() as AddressInfo).port;
 });
-afterAll(() => {
-  server.close();
-  t.close();
+afterAll(async () => {
+  await server.close();
+  await t.close();
 });
 
 interface Raw {

@@ -32,7 +32,7 @@ describeWithBrowser('CORS from a browser page of another origin', () => {
     pages.listen(0, '127.0.0.1');
     await once(pages, 'listening');
     port = (pages.address() as AddressInfo).port;
-    t = startTestService({ corsOrigins: [`http://127.0.0.1:${port}`] });
+    t = await startTestService({ corsOrigins: [`http://127.0.0.1:${port}`] });
     service = createExpressApp(t.service).listen(0, '127.0.0.1');
     await once(service, 'listening');
     api = `http://127.0.0.1:${(service.address() as AddressInfo).port}/api/v2.0`;
@@ -40,9 +40,9 @@ describeWithBrowser('CORS from a browser page of another origin', () => {
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
-    service?.close();
-    pages?.close();
-    t?.close();
+    await service?.close();
+    await pages?.close();
+    await t?.close();
   });
 
   /** Reads an ECN, then PATCHes it with the ETag from the response header, from a page at `origin`. */
@@ -69,7 +69,7 @@ describeWithBrowser('CORS from a browser page of another origin', () => {
           }
         },
         api,
-        t.token('ADMIN'),
+        await t.token('ADMIN'),
       );
     } finally {
       await page.close();

@@ -20,14 +20,14 @@ test('origins are scheme, host and port only', () => {
 describe('off by default', () => {
   let t: TestService;
   let app: Express;
-  beforeAll(() => {
-    t = startTestService();
+  beforeAll(async () => {
+    t = await startTestService();
     app = createExpressApp(t.service);
   });
   afterAll(() => t.close());
 
   test('no CORS header on any response, and a preflight is refused with a message naming the option', async () => {
-    const r = await request(app).get('/api/v2.0/engChangeNotices?$top=1').set('Origin', APP).set('Authorization', `Bearer ${t.token('ADMIN')}`).expect(200);
+    const r = await request(app).get('/api/v2.0/engChangeNotices?$top=1').set('Origin', APP).set('Authorization', `Bearer ${await t.token('ADMIN')}`).expect(200);
     expect(r.headers['access-control-allow-origin']).toBeUndefined();
     expect(r.headers['vary']).toBeUndefined();
     const p = await preflight(app, APP).expect(403);
@@ -39,8 +39,8 @@ describe('off by default', () => {
 describe('with allowed origins', () => {
   let t: TestService;
   let app: Express;
-  beforeAll(() => {
-    t = startTestService({ corsOrigins: [APP, 'http://localhost:3000'] });
+  beforeAll(async () => {
+    t = await startTestService({ corsOrigins: [APP, 'http://localhost:3000'] });
     app = createExpressApp(t.service);
   });
   afterAll(() => t.close());
@@ -62,7 +62,7 @@ describe('with allowed origins', () => {
   });
 
   test('responses to an allowed origin expose ETag, Location and the OData headers; errors too', async () => {
-    const auth = `Bearer ${t.token('ADMIN')}`;
+    const auth = `Bearer ${await t.token('ADMIN')}`;
     const ecn = (await request(app).get('/api/v2.0/engChangeNotices?$top=1').set('Authorization', auth)).body.value[0];
     const one = await request(app).get(`/api/v2.0/engChangeNotices(${ecn.id})`).set('Origin', APP).set('Authorization', auth).expect(200);
     expect(one.headers['access-control-allow-origin']).toBe(APP);
@@ -76,7 +76,7 @@ describe('with allowed origins', () => {
   });
 
   test('an OPTIONS request that is not a preflight is routed as before', async () => {
-    const r = await request(app).options('/api/v2.0/engChangeNotices').set('Authorization', `Bearer ${t.token('ADMIN')}`);
+    const r = await request(app).options('/api/v2.0/engChangeNotices').set('Authorization', `Bearer ${await t.token('ADMIN')}`);
     expect(r.status).toBe(405);
   });
 });
@@ -87,9 +87,9 @@ describe('Basic credentials a browser remembered', () => {
   let basic: string;
   let action: string;
   beforeAll(async () => {
-    t = startTestService({ corsOrigins: [APP] });
+    t = await startTestService({ corsOrigins: [APP] });
     app = createExpressApp(t.service);
-    basic = `Basic ${Buffer.from(`ADMIN:${t.token('ADMIN')}`).toString('base64')}`;
+    basic = `Basic ${Buffer.from(`ADMIN:${await t.token('ADMIN')}`).toString('base64')}`;
     const approved = (await t.call('GET', "/engChangeNotices?$filter=status eq 'Approved'&$top=1")).json.value[0];
     action = `/api/v2.0/engChangeNotices(${approved.id})/Microsoft.NAV.createEngChangeOrder`;
   });
@@ -113,7 +113,7 @@ describe('Basic credentials a browser remembered', () => {
     await host(request(app).post(action).set('Authorization', basic).set({ Origin: 'http://ecn.example:8080' })).expect(200);
     await request(app).post(action).set('Authorization', basic).set({ 'Sec-Fetch-Site': 'cross-site', Origin: APP }).expect(200);
     await request(app).post(action).set('Authorization', basic).expect(200);
-    await request(app).post(action).set('Authorization', `Bearer ${t.token('ADMIN')}`).set({ 'Sec-Fetch-Site': 'cross-site', Origin: 'https://evil.example' }).expect(200);
+    await request(app).post(action).set('Authorization', `Bearer ${await t.token('ADMIN')}`).set({ 'Sec-Fetch-Site': 'cross-site', Origin: 'https://evil.example' }).expect(200);
     expect(await orders()).toBe(before + 5);
   });
 

@@ -13,10 +13,10 @@ import type { Express } from 'express';
 let t: TestService;
 let app: Express;
 let auth: string;
-beforeAll(() => {
-  t = startTestService();
+beforeAll(async () => {
+  t = await startTestService();
   app = createExpressApp(t.service);
-  auth = `Bearer ${t.token('ADMIN')}`;
+  auth = `Bearer ${await t.token('ADMIN')}`;
 });
 afterAll(() => t.close());
 
@@ -89,10 +89,10 @@ test('a POST round trip over HTTP', async () => {
 });
 
 test('failed authentications are limited per client address and credential (429); valid credentials are never refused', async () => {
-  const limited = startTestService({ authRateLimit: { windowMs: 60_000, max: 3 } });
+  const limited = await startTestService({ authRateLimit: { windowMs: 60_000, max: 3 } });
   try {
     const a = createExpressApp(limited.service);
-    const good = `Bearer ${limited.token('ADMIN')}`;
+    const good = `Bearer ${await limited.token('ADMIN')}`;
     for (let i = 0; i < 5; i++) await request(a).get('/api/v2.0/companies').set('Authorization', good).expect(200);
     for (let i = 0; i < 3; i++) {
       const r = await request(a).get('/api/v2.0/companies').set('Authorization', 'Bearer ecn_nope').expect(401);
@@ -105,7 +105,7 @@ test('failed authentications are limited per client address and credential (429)
     await request(a).get('/api/v2.0/companies').set('Authorization', 'Bearer ecn_other').expect(429);
     await request(a).get('/api/v2.0/companies').set('Authorization', good).expect(200);
   } finally {
-    limited.close();
+    await limited.close();
   }
 });
 
@@ -125,16 +125,16 @@ test('a request read from a socket is marked as one that may join the turn\'s re
 });
 
 test('a 401 sends one WWW-Authenticate line per scheme, and failed Basic credentials count towards the limit', async () => {
-  const limited = startTestService({ authRateLimit: { windowMs: 60_000, max: 2 } });
+  const limited = await startTestService({ authRateLimit: { windowMs: 60_000, max: 2 } });
   try {
     const a = createExpressApp(limited.service);
-    const wrong = `Basic ${Buffer.from(`KLEE:${limited.token('ADMIN')}`).toString('base64')}`;
+    const wrong = `Basic ${Buffer.from(`KLEE:${await limited.token('ADMIN')}`).toString('base64')}`;
     const server = a.listen(0, '127.0.0.1');
     await once(server, 'listening');
     const raw = await new Promise<http.IncomingMessage>((resolve) => {
       http.get({ port: (server.address() as AddressInfo).port, host: '127.0.0.1', path: '/api/v2.0/companies', headers: { Authorization: wrong } }, (res) => resolve(res.resume()));
     });
-    server.close();
+    await server.close();
     expect(raw.statusCode).toBe(401);
     const lines: string[] = [];
     for (let i = 0; i < raw.rawHeaders.length; i += 2) if (raw.rawHeaders[i]?.toLowerCase() === 'www-authenticate') lines.push(raw.rawHeaders[i + 1] ?? '');
@@ -142,6 +142,6 @@ test('a 401 sends one WWW-Authenticate line per scheme, and failed Basic credent
     await request(a).get('/api/v2.0/companies').set('Authorization', wrong).expect(401);
     await request(a).get('/api/v2.0/companies').set('Authorization', wrong).expect(429);
   } finally {
-    limited.close();
+    await limited.close();
   }
 });

@@ -40,8 +40,8 @@ test('a plan that uses a value inside a longer parameter or in the SQL text is n
 
 describe('through the service', () => {
   let t: TestService;
-  beforeAll(() => {
-    t = startTestService();
+  beforeAll(async () => {
+    t = await startTestService();
   });
   afterAll(() => t.close());
 
@@ -62,7 +62,7 @@ describe('through the service', () => {
 
   test('the companies set shows each caller its own companies with the same URL', async () => {
     const admin = (await t.call('GET', '/companies?$select=name')).json.value as { name: string }[];
-    const klee = (await t.call('GET', '/companies?$select=name', { token: t.token('KLEE') })).json.value as { name: string }[];
+    const klee = (await t.call('GET', '/companies?$select=name', { token: await t.token('KLEE') })).json.value as { name: string }[];
     const again = (await t.call('GET', '/companies?$select=name')).json.value as { name: string }[];
     expect(again).toEqual(admin);
     expect(admin.map((c) => c.name)).toEqual(['CRONUS', 'FABRIKAM']);

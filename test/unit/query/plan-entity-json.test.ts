@@ -22,8 +22,8 @@ const MINIMAL: JsonFormat = { metadata: 'minimal', ieee754Compatible: false };
 const NONE: JsonFormat = { metadata: 'none', ieee754Compatible: false };
 const IEEE754: JsonFormat = { metadata: 'minimal', ieee754Compatible: true };
 
-beforeAll(() => {
-  t = startTestService();
+beforeAll(async () => {
+  t = await startTestService();
   const raw = t.service.db.raw;
   // Values SQLite and JSON.stringify spell differently, or that need escaping.
   const numbers = [5, 0.00001, 1 / 3, 123456789012345.6, 1e20, -0.5, 40, 0.1 + 0.2, 1e-7, 2.5e15, 12.34, 0, -0, 7.25, Infinity, -Infinity, null];

@@ -25,7 +25,7 @@ describeWithBrowser('the API docs page', () => {
   const problems: string[] = [];
 
   beforeAll(async () => {
-    t = startTestService();
+    t = await startTestService();
     server = createExpressApp(t.service).listen(0, '127.0.0.1');
     await once(server, 'listening');
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -39,8 +39,8 @@ describeWithBrowser('the API docs page', () => {
   }, 60_000);
   afterAll(async () => {
     await browser?.close();
-    server?.close();
-    t?.close();
+    await server?.close();
+    await t?.close();
   });
 
   test('it shows every entity set', async () => {
@@ -52,7 +52,7 @@ describeWithBrowser('the API docs page', () => {
   });
 
   test('a pasted token runs GET engChangeNotices: 200 with ECN data on the page', async () => {
-    const token = t.token('KLEE');
+    const token = await t.token('KLEE');
     await page.click('.btn.authorize');
     await page.waitForSelector('#auth-bearer-value');
     await page.type('#auth-bearer-value', token);

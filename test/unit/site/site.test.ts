@@ -12,8 +12,8 @@ import { startTestService, type TestService } from '../../helpers/test-service.j
 
 let t: TestService;
 let app: Express;
-beforeAll(() => {
-  t = startTestService();
+beforeAll(async () => {
+  t = await startTestService();
   app = createExpressApp(t.service);
 });
 afterAll(() => t.close());
@@ -33,7 +33,7 @@ test('/health and /ready answer without a token; /ready is 503 when the database
   const ready = await request(app).get('/ready').expect(200);
   expect(ready.body).toEqual({ status: 'ready' });
   expect(ready.headers['cache-control']).toBe('no-store');
-  const broken = startTestService();
+  const broken = await startTestService();
   try {
     const brokenApp = createExpressApp(broken.service);
     broken.service.db.close();
@@ -42,7 +42,7 @@ test('/health and /ready answer without a token; /ready is 503 when the database
     expect(r.headers['retry-after']).toBe('5');
     expect((await request(brokenApp).get('/health')).status).toBe(200);
   } finally {
-    broken.close();
+    await broken.close();
   }
 });
 
