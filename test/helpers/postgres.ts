@@ -45,19 +45,37 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
+/** true on the run of the tests against PostgreSQL (jest.config.js project "postgres"): test services open a database there. */
+export function onPostgres(): boolean {
+  return process.env['ECN_TEST_ENGINE'] === 'postgres';
+}
+
+/** An empty database for a service to open: its URL, and how to drop it. */
+export interface EmptyDatabase {
+  readonly name: string;
+  readonly url: string;
+  /** Drops the database (closing whatever is still connected to it). */
+  drop(): Promise<void>;
+}
+
 /** Creates an empty database (`prefix` names it, for pg_stat_activity). */
-export async function createTestDatabase(prefix: string, options: PostgresPoolOptions = {}): Promise<TestDatabase> {
+export async function createEmptyDatabase(prefix: string): Promise<EmptyDatabase> {
   const name = `${prefix.toLowerCase().replace(/[^a-z0-9_]/g, '_')}_${randomBytes(4).toString('hex')}`;
   await admin((c) => c.query(`CREATE DATABASE "${name}" TEMPLATE template0 ENCODING 'UTF8' LOCALE_PROVIDER icu ICU_LOCALE 'en-US' LOCALE 'C'`));
-  const url = postgresUrl(name);
-  const db = openPostgres(url, options);
+  return { name, url: postgresUrl(name), drop: () => admin((c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(() => undefined) };
+}
+
+/** Creates an empty database and a pool on it. */
+export async function createTestDatabase(prefix: string, options: PostgresPoolOptions = {}): Promise<TestDatabase> {
+  const empty = await createEmptyDatabase(prefix);
+  const db = openPostgres(empty.url, options);
   return {
-    name,
-    url,
+    name: empty.name,
+    url: empty.url,
     db,
     async drop() {
       await db.close();
-      await admin((c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+      await empty.drop();
     },
   };
 }

@@ -11,6 +11,7 @@ import { seedDemoIfEmpty, seedDemoUsers } from '../../src/seed/demo.js';
 import type { JwtSettings } from '../../src/auth/jwt-verifier.js';
 import type { EntityHooks } from '../../src/hooks/types.js';
 import { FIXTURE_METADATA, SHIPPED_METADATA } from '../fixtures/model.js';
+import { createEmptyDatabase, onPostgres } from './postgres.js';
 
 /** The shipped application's metadata folder (`metadata/`). */
 export const REPO_METADATA = SHIPPED_METADATA;
@@ -52,11 +53,13 @@ export async function startTestService(
   opts: { metadataDir?: string; dbFile?: string; seed?: boolean; defaultCompany?: string; rules?: readonly EntityHooks[]; jwt?: JwtSettings; authRateLimit?: { windowMs: number; max: number }; webhooks?: Partial<WebhookOptions>; corsOrigins?: readonly string[]; publicMetadata?: boolean } = {},
 ): Promise<TestService> {
   const webhooks: WebhookOptions = { ...DEFAULT_WEBHOOKS, deliver: false, ...opts.webhooks };
+  // On the PostgreSQL run (jest.config.js project "postgres"), a fresh database of its own instead of SQLite's memory.
+  const pg = opts.dbFile === undefined && onPostgres() ? await createEmptyDatabase('svc') : undefined;
   const service = await createService(
     defaultOptions({
       metadataDir: opts.metadataDir ?? FIXTURE_METADATA,
-      dbFile: opts.dbFile ?? ':memory:',
-      logLevel: 'silent',
+      dbFile: opts.dbFile ?? pg?.url ?? ':memory:',
+      logLevel: (process.env['ECN_TEST_LOG'] as 'error' | undefined) ?? 'silent',
       webhooks,
       ...(opts.defaultCompany ? { defaultCompany: opts.defaultCompany } : {}),
       ...(opts.jwt ? { jwt: opts.jwt } : {}),
@@ -103,5 +106,9 @@ export async function startTestService(
   };
   const company = service.model.company.table;
   const companyIds = seeded?.companyIds ?? (await service.engine.db.all({ sql: `SELECT "id" FROM ${service.engine.dialect.quoteIdentifier(company)} ORDER BY "name"`, params: [] })).map((r) => String(r['id']));
-  return { service, root, companyIds, call, token, close: () => service.close() };
+  const close = async (): Promise<void> => {
+    await service.close();
+    await pg?.drop();
+  };
+  return { service, root, companyIds, call, token, close };
 }

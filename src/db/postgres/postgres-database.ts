@@ -78,6 +78,11 @@ export class PostgresDatabase implements Statements {
     return (await this.pool.query(queryConfig(q))).rowCount ?? 0;
   }
 
+  /** Every row as an array of its column values, in column order. */
+  async rows(q: CompiledQuery): Promise<unknown[][]> {
+    return (await this.pool.query({ ...queryConfig(q), rowMode: 'array' })).rows as unknown[][];
+  }
+
   /** Runs SQL text without parameters on any connection (DDL; several statements allowed). */
   async exec(sql: string): Promise<void> {
     await this.pool.query(sql);

@@ -8,7 +8,7 @@
  * Every PostgreSQL spelling of the query layer lives here (DDL text lives with the DDL).
  */
 import type { Dialect, DialectFunction } from '../../sql/dialect.js';
-import type { SelectNode, SqlExpr, SqlValue } from '../../sql/nodes.js';
+import type { SelectNode, SqlExpr } from '../../sql/nodes.js';
 
 const call = (name: string, ...args: SqlExpr[]): SqlExpr => ({ kind: 'call', name, args });
 const p = (value: string): SqlExpr => ({ kind: 'param', value });
@@ -122,27 +122,11 @@ function quoteIdentifier(name: string): string {
 }
 
 /**
- * `$n` with the type of its value: PostgreSQL infers an untyped parameter's type from where it stands,
- * which fails where nothing says (`$1 + $2`, a function of any type) and guesses wrong where a column
- * does (`intColumn / $1` with 2.0 would divide integers). Numbers are doubles, as SQLite binds them;
- * integer literals come as bigint. A NULL, or a value a column takes, stays untyped.
+ * `$n`, untyped: PostgreSQL takes the type from where it stands (the column compared or assigned, so
+ * an index serves it). Never typed by the value: compiled statements are cached by shape
+ * (sql/statement-cache.ts, the plan cache) and run again with values of other JavaScript types.
  */
-function placeholder(index: number, value: SqlValue, assigned: boolean): string {
-  const n = `$${index + 1}`;
-  if (assigned || value === null) return n;
-  switch (typeof value) {
-    case 'string':
-      return `${n}::text`;
-    case 'number':
-      return `${n}::double precision`;
-    case 'bigint':
-      return `${n}::bigint`;
-    case 'boolean':
-      return `${n}::boolean`;
-    default:
-      return `${n}::bytea`;
-  }
-}
+const placeholder = (index: number): string => `$${index + 1}`;
 
 const CAST_TYPES = { INTEGER: 'bigint', REAL: 'double precision', TEXT: 'text', NUMERIC: 'numeric', JSON: 'json' } as const;
 
@@ -156,7 +140,8 @@ export const postgresDialect: Dialect = {
   noLimit: undefined,
   nullsOrder: (direction) => (direction === 'ASC' ? ' NULLS FIRST' : ' NULLS LAST'),
   likeEscape: '\\',
-  booleanValue: (value) => value,
+  // Booleans are stored as smallint 0/1, as SQLite stores them; a bare parameter in a condition takes 1/0 as true/false.
+  booleanValue: (value) => (value ? 1 : 0),
   nullSafeEquals: (left, right, negated) => ({ kind: 'binary', operator: negated ? 'IS DISTINCT FROM' : 'IS NOT DISTINCT FROM', left, right }),
   booleanTest: (value) => bin('=', value, c(1)),
   isTrue: (e) => ({ kind: 'isTrue', operand: e, negated: false }),
@@ -173,8 +158,8 @@ export const postgresDialect: Dialect = {
   jsonArrayAgg: jsonTextArrayAgg,
   jsonTextArrayAgg,
   concat,
-  // CAST(... AS bigint) takes a stored 0/1 and a condition (a computed `exists`) alike; NULL stays NULL.
-  jsonBoolean: (e) => bin('=', cast(e, 'INTEGER'), c(1)),
+  // int4() takes a stored smallint 0/1 and a condition (a computed `exists`) alike (boolean has no cast to bigint); NULL stays NULL.
+  jsonBoolean: (e) => bin('=', call('int4', e), c(1)),
   jsonNumber,
   rowOrder: (alias, key) => ({ kind: 'column', table: alias, column: key }),
   // A number bound as bigint: LIMIT takes a bigint, and a double would be rounded to one.
