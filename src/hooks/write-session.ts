@@ -67,8 +67,11 @@ export class WriteSession {
   ) {}
 
   /** Inserts a row: defaults and checks, validateWrite, INSERT. Returns the row as read back (see `readBack`). */
-  async create(type: EntityType, row: RowValues): Promise<DbRow> {
+  async create(type: EntityType, sent: RowValues): Promise<DbRow> {
     const { svc, identity, tx } = this;
+    // The defaults go into a copy: an engine may run the transaction again (PostgreSQL, after a
+    // serialization failure), and then line numbers and series numbers must be drawn again.
+    const row: RowValues = new Map(sent);
     await prepareInsert(svc, tx, type, identity.companyId, row, { userId: identity.principal.userId, now: identity.now, numbers: this.numbers });
     const after = rowOfValues(type, row);
     await this.validate(type, { op: 'create', after });

@@ -39,6 +39,8 @@ export interface TestService {
   readonly root: string;
   readonly companyIds: readonly string[];
   call(method: string, url: string, init?: CallInit): Promise<TestResponse>;
+  /** Runs SQL with `?` placeholders on the service's engine (any engine: `$n` on PostgreSQL); the rows. */
+  query(sql: string, params?: readonly unknown[]): Promise<Record<string, unknown>[]>;
   /** A fresh opaque token for a demo user (ADMIN, JSMITH, KLEE, PLANNER, AUDITOR). */
   token(userId: string, lifetimeMs?: number): Promise<string>;
   close(): Promise<void>;
@@ -110,5 +112,10 @@ export async function startTestService(
     await service.close();
     await pg?.drop();
   };
-  return { service, root, companyIds, call, token, close };
+  const query = async (sql: string, params: readonly unknown[] = []): Promise<Record<string, unknown>[]> => {
+    let n = 0;
+    const text = service.engine.name === 'postgres' ? sql.replace(/\?/g, () => `$${++n}`) : sql;
+    return service.engine.db.all({ sql: text, params: params as never[] });
+  };
+  return { service, root, companyIds, call, query, token, close };
 }

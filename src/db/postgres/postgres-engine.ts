@@ -4,8 +4,11 @@
  * core code, rules and tests serve both. A transaction holds one pooled connection; its async context
  * (AsyncLocalStorage) carries it, so a transaction opened inside it is a savepoint of it and the
  * statements of `db` and the reads issued there run on its connection (an import's batches join the
- * seed's transaction; a write answers with what it wrote). A transaction that loses to another
- * (deadlock, serialization or lock failure) runs again a few times before it becomes a 503.
+ * seed's transaction; a write answers with what it wrote). Transactions are SERIALIZABLE: the write
+ * path reads first and then writes (If-Match versions, the next line number, unique checks), which
+ * SQLite's single writer makes safe; here a transaction that another changed the ground under fails
+ * with a serialization failure and runs again, as do deadlocks and lock failures, a few times before
+ * it becomes a 503 (postgres-errors.ts).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Engine, EngineLimits, Statements, Transaction } from '../engine.js';
@@ -29,7 +32,7 @@ interface OpenTransaction {
 }
 
 /** Runs of a transaction that lost to another writer, at most. */
-const MAX_ATTEMPTS = 5;
+const MAX_ATTEMPTS = 10;
 /** A period in which lookups cached from the access tables need no new check (auth/access-cache.ts), ms. */
 const CACHE_PERIOD_MS = 250;
 
@@ -74,10 +77,13 @@ export class PostgresEngine implements Engine {
   private async newTransaction<T>(body: (tx: Transaction) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
-        const value = await this.database.transaction((session) => {
-          const open: OpenTransaction = { session, depth: 0 };
-          return this.context.run(open, () => body(statementsOf(open)));
-        });
+        const value = await this.database.transaction(
+          (session) => {
+            const open: OpenTransaction = { session, depth: 0 };
+            return this.context.run(open, () => body(statementsOf(open)));
+          },
+          { isolation: 'SERIALIZABLE' },
+        );
         this.epoch++;
         return value;
       } catch (e) {
