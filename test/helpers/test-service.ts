@@ -39,7 +39,7 @@ export interface TestService {
   readonly root: string;
   readonly companyIds: readonly string[];
   call(method: string, url: string, init?: CallInit): Promise<TestResponse>;
-  /** Runs SQL with `?` placeholders on the service's engine (any engine: `$n` on PostgreSQL); the rows. */
+  /** Runs SQL with `?` placeholders on the service's engine (any engine: `$n` on PostgreSQL); the rows of a SELECT. */
   query(sql: string, params?: readonly unknown[]): Promise<Record<string, unknown>[]>;
   /** A fresh opaque token for a demo user (ADMIN, JSMITH, KLEE, PLANNER, AUDITOR). */
   token(userId: string, lifetimeMs?: number): Promise<string>;
@@ -115,7 +115,10 @@ export async function startTestService(
   const query = async (sql: string, params: readonly unknown[] = []): Promise<Record<string, unknown>[]> => {
     let n = 0;
     const text = service.engine.name === 'postgres' ? sql.replace(/\?/g, () => `$${++n}`) : sql;
-    return service.engine.db.all({ sql: text, params: params as never[] });
+    const q = { sql: text, params: params as never[] };
+    if (/^\s*(SELECT|WITH)\b/i.test(sql)) return service.engine.db.all(q);
+    await service.engine.db.run(q);
+    return [];
   };
   return { service, root, companyIds, call, query, token, close };
 }

@@ -31,6 +31,9 @@ interface OpenTransaction {
   depth: number;
 }
 
+/** Statements that answer with promises (PostgreSQL's `db`). */
+export type AsyncStatements = { readonly [K in keyof Statements]: (q: CompiledQuery) => Promise<Awaited<ReturnType<Statements[K]>>> };
+
 /** Runs of a transaction that lost to another writer, at most. */
 const MAX_ATTEMPTS = 10;
 /** A period in which lookups cached from the access tables need no new check (auth/access-cache.ts), ms. */
@@ -44,7 +47,7 @@ export class PostgresEngine implements Engine {
   readonly dialect = postgresDialect;
   readonly location: string;
   readonly reads: PostgresReads;
-  readonly db: Statements;
+  readonly db: AsyncStatements;
   private readonly context = new AsyncLocalStorage<OpenTransaction>();
   private epoch = 0;
   private epochPeriod = 0;
@@ -56,7 +59,7 @@ export class PostgresEngine implements Engine {
   ) {
     this.location = redactUrl(url);
     this.reads = new PostgresReads(database, () => this.context.getStore()?.session);
-    const on = (): Statements => this.context.getStore()?.session ?? database;
+    const on = (): AsyncStatements => this.context.getStore()?.session ?? database;
     this.db = {
       get: (q: CompiledQuery) => on().get(q),
       all: (q: CompiledQuery) => on().all(q),
