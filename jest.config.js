@@ -36,7 +36,7 @@ export default {
       roots: ['<rootDir>/test'],
       // The rule and event suites' helpers (test/rules/rule-helpers.ts, test/events/event-helpers.ts) read
       // SQLite's connection synchronously; until they read through the engine, only these of them run here.
-      testMatch: ['<rootDir>/test/http/**/*.test.ts', '<rootDir>/test/rules/**/*.test.ts', '<rootDir>/test/events/{event-definitions,crash-recovery,serve-flags}.test.ts'],
+      testMatch: ['<rootDir>/test/http/**/*.test.ts', '<rootDir>/test/rules/**/*.test.ts', '<rootDir>/test/events/**/*.test.ts'],
       testPathIgnorePatterns: ['/node_modules/'],
       setupFiles: ['<rootDir>/test/postgres/on-postgres.cjs'],
     },
