@@ -19,6 +19,11 @@ export interface Dialect {
    * into a column (INSERT VALUES, UPDATE SET), whose type it takes.
    */
   placeholder(index: number, value: SqlValue, assigned: boolean): string;
+  /**
+   * A NULL of a stored type, where the engine must know it (a column a UNION ALL branch fills with NULL:
+   * PostgreSQL types an untyped NULL as text); SQLite: plain NULL.
+   */
+  typedNull(type: 'INTEGER' | 'REAL' | 'TEXT'): SqlExpr;
   /** The spelling of a CAST's target type. */
   castType(type: Extract<SqlExpr, { kind: 'cast' }>['type']): string;
   /** What LIMIT says for "no limit" before an OFFSET, where the engine needs a LIMIT (SQLite: -1); undefined where OFFSET stands alone. */

@@ -99,6 +99,7 @@ export const sqliteDialect: Dialect = {
   rowLocks: false,
   placeholder: () => '?',
   castType: (type) => type,
+  typedNull: () => ({ kind: 'constant', value: null }),
   noLimit: '-1',
   nullsOrder: () => '',
   likeEscape: '\\',

@@ -137,6 +137,7 @@ export const postgresDialect: Dialect = {
   quoteIdentifier,
   placeholder,
   castType: (type) => CAST_TYPES[type],
+  typedNull: (type) => cast(c(null), type),
   noLimit: undefined,
   nullsOrder: (direction) => (direction === 'ASC' ? ' NULLS FIRST' : ' NULLS LAST'),
   likeEscape: '\\',
