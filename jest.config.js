@@ -1,7 +1,7 @@
 /**
  * Jest runs the TypeScript sources as native ES modules through @swc/jest (no type check: `npm run build`
  * does that). `npm test` needs nothing outside the repository: it runs every suite on SQLite (project
- * "sqlite"), and the HTTP suites (and some event suites) again on PostgreSQL (project "postgres": test services
+ * "sqlite"), and the HTTP, rule and event suites again on PostgreSQL (project "postgres": test services
  * open a fresh database on the server the global setup starts, test/helpers/test-service.ts). The
  * suites under test/conformance read the OASIS corpus in ../shared/conformance and run with
  * `npm run test:conformance` (jest.conformance.config.js).
@@ -34,10 +34,9 @@ export default {
       ...shared,
       displayName: 'postgres',
       roots: ['<rootDir>/test'],
-      // The rule and event suites' helpers (test/rules/rule-helpers.ts, test/events/event-helpers.ts) read
-      // SQLite's connection synchronously; until they read through the engine, only these of them run here.
       testMatch: ['<rootDir>/test/http/**/*.test.ts', '<rootDir>/test/rules/**/*.test.ts', '<rootDir>/test/events/**/*.test.ts'],
-      testPathIgnorePatterns: ['/node_modules/'],
+      // These start `serve` processes on SQLite files or test SQLite's read threads: on this project they would only run again as they are.
+      testPathIgnorePatterns: ['/node_modules/', '/test/http/(hostile-load|read-lanes)\\.test\\.ts$', '/test/events/(crash-recovery|serve-flags)\\.test\\.ts$'],
       setupFiles: ['<rootDir>/test/postgres/on-postgres.cjs'],
     },
   ],
