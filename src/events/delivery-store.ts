@@ -166,22 +166,33 @@ export class DeliveryStore {
    * instances claiming at once one gets the row; on PostgreSQL the head is read with FOR UPDATE SKIP
    * LOCKED (a head another instance is claiming is passed over, never the next one in its place).
    */
-  claim(subscriptionId: string, now: number, leaseUntil: number): Promise<Claim | undefined> {
+  async claim(subscriptionId: string, now: number, leaseUntil: number): Promise<Claim | undefined> {
     const sql = this.sql;
+    const head = sql`SELECT "id", "subscriptionId", "webhookId", "notificationUrl", "body", "attempts", "nextAttemptAt", "claimedBy", "claimedUntil" FROM "_notifications" WHERE "id" = (SELECT min("id") FROM "_notifications" WHERE "subscriptionId" = ${subscriptionId} AND "status" = 'Pending')`;
+    // A head that is not due or is held by another instance needs no write transaction (most ticks of a queue waiting for a retry).
+    const seen = this.waiting(await this.engine.db.get(head), now);
+    if (seen !== 'claimable') return seen;
     const lock = this.engine.dialect.rowLocks ? ' FOR UPDATE SKIP LOCKED' : '';
     return this.engine.transaction(async (tx) => {
-      const head = sql`SELECT "id", "subscriptionId", "webhookId", "notificationUrl", "body", "attempts", "nextAttemptAt", "claimedBy", "claimedUntil" FROM "_notifications" WHERE "id" = (SELECT min("id") FROM "_notifications" WHERE "subscriptionId" = ${subscriptionId} AND "status" = 'Pending')`;
       const row = await tx.get({ ...head, sql: head.sql + lock });
-      if (row === undefined) return undefined;
+      const state = this.waiting(row, now);
+      if (state !== 'claimable' || row === undefined) return state === 'claimable' ? undefined : state;
       const notification = toQueued(row);
-      if (notification.nextAttemptAt > now) return { kind: 'later', at: notification.nextAttemptAt };
-      const until = row['claimedUntil'] === null ? 0 : Number(row['claimedUntil']);
-      if (row['claimedBy'] !== null && row['claimedBy'] !== this.owner && until > now) return { kind: 'later', at: until };
       const taken = await tx.run(
         sql`UPDATE "_notifications" SET "claimedBy" = ${this.owner}, "claimedUntil" = ${leaseUntil} WHERE "id" = ${notification.id} AND "status" = 'Pending' AND ("claimedBy" IS NULL OR "claimedBy" = ${this.owner} OR "claimedUntil" <= ${now})`,
       );
       return taken === 1 ? { kind: 'claimed', notification } : { kind: 'later', at: now + 1000 };
     });
+  }
+
+  /** What a queue head read as `row` allows at `now`: nothing (empty queue), a later look, or a claim. */
+  private waiting(row: Record<string, unknown> | undefined, now: number): Claim | undefined | 'claimable' {
+    if (row === undefined) return undefined;
+    const due = Number(row['nextAttemptAt']);
+    if (due > now) return { kind: 'later', at: due };
+    const until = row['claimedUntil'] === null ? 0 : Number(row['claimedUntil']);
+    if (row['claimedBy'] !== null && row['claimedBy'] !== this.owner && until > now) return { kind: 'later', at: until };
+    return 'claimable';
   }
 
   /** Ends this instance's claims on notifications still pending (a clean stop: other instances need not wait for the leases). */
