@@ -1,7 +1,8 @@
 /**
  * SQLite as an engine (db/engine.ts): one better-sqlite3 connection answering synchronously (the
  * request path's lookups and reads without a microtask hop), write transactions group-committed
- * (db/group-commit.ts), and reads priced by the cost model and run on the event loop or in read threads
+ * (db/group-commit.ts) and taking the write lock when they begin, so several processes on one file
+ * wait for each other instead of failing (conventions §10), and reads priced by the cost model and run on the event loop or in read threads
  * with a deadline (db/read-executor.ts, db/read-pool.ts). The embedded default: `npm start` needs no server.
  */
 import type { Logger } from 'pino';
