@@ -28,7 +28,7 @@ test('30 POSTs in flight together: the valid ones are created, a repeated altern
   const exec = raw.exec.bind(raw);
   let shared = 0;
   raw.exec = (sql: string) => {
-    if (sql === 'BEGIN') shared++;
+    if (sql === 'BEGIN IMMEDIATE') shared++;
     return exec(sql);
   };
   const responses = await Promise.all(bodies.map((body) => t.call('POST', url, { body }))).finally(() => {
