@@ -17,7 +17,7 @@ const PAGE = arg('page', 2_000);
 const PASSES = 5;
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ecn-paging-'));
-const service = createService(defaultOptions({ dbFile: path.join(dir, 'paging.sqlite'), logLevel: 'silent' }));
+const service = await createService(defaultOptions({ dbFile: path.join(dir, 'paging.sqlite'), logLevel: 'silent' }));
 const company = randomUUID();
 const raw = service.db.raw;
 raw.prepare(`INSERT INTO "companies" ("id", "name", "_version") VALUES (?, 'BENCH', 1)`).run(company);
@@ -82,5 +82,5 @@ for (const [label, url] of [['keyset, default order (number)', `${scoped}?$selec
   summarize('for contrast: $skip/$top (OFFSET) paging', passes);
 }
 console.log(`rows=${ROWS} page=${PAGE} node=${process.version} cpus=${os.cpus().length}`);
-service.close();
+await service.close();
 fs.rmSync(dir, { recursive: true, force: true });

@@ -131,6 +131,7 @@ export async function createService(options: ServiceOptions, rules: readonly Ent
     close: async () => {
       delivery?.worker.stop();
       await delivery?.worker.idle();
+      await delivery?.worker.releaseClaims();
       delivery?.outbound.close();
       hookOutbound.close();
       await engine.close();

@@ -105,7 +105,7 @@ export async function seedBenchDatabase(file, opts = {}) {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const { createService } = await dist('service.js');
   const { defaultOptions } = await dist('config.js');
-  const service = createService(defaultOptions({ dbFile: file, logLevel: 'silent' }));
+  const service = await createService(defaultOptions({ dbFile: file, logLevel: 'silent' }));
   const model = service.model;
   const raw = service.db.raw;
   const encode = (enumName, member) => {
@@ -229,6 +229,6 @@ export async function seedBenchDatabase(file, opts = {}) {
   }
   raw.exec('ANALYZE');
   raw.pragma('wal_checkpoint(TRUNCATE)');
-  service.close();
+  await service.close();
   return { file, seconds: (Date.now() - t0) / 1000, counts, addedIndexes: added, company: BENCH_COMPANY };
 }

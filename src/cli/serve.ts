@@ -18,6 +18,7 @@ import { databaseFailure, isDatabaseFailure, StartupError } from './startup-erro
 import { watch } from './watch.js';
 import { demoToken, type DemoToken } from './demo-token.js';
 import { DatabaseLocationError, parseDatabaseLocation, redactUrl } from '../db/open-engine.js';
+import { isServeWorker, MAX_WORKERS, runWorkers, tellPrimary } from './serve-workers.js';
 
 /** Help text of `serve`. */
 export const SERVE_HELP = `Usage: ecn-odata serve [options]
@@ -29,6 +30,8 @@ Options:
   --host H              address to listen on (default 127.0.0.1)
   --db FILE             SQLite database file (default data/ecn.sqlite; created if missing)
   --seed demo           seed the demo data when the database is empty
+  --workers N           run N worker processes on the port (1-64), after preparing the database once;
+                        a worker that dies is restarted; needs a database file or PostgreSQL URL
   --metadata DIR        model folder (default: the packaged metadata/)
   --default-company C   company (id or name) for unscoped URLs without ?company=
   --log-level L         pino level: fatal, error, warn, info, debug, silent (default info)
@@ -60,8 +63,13 @@ export async function serve(argv: string[]): Promise<Server | undefined> {
   try {
     return await startServing(argv);
   } catch (e) {
-    if (e instanceof UsageError) throw new StartupError(e.message);
-    throw e;
+    const failure = e instanceof UsageError ? new StartupError(e.message) : e;
+    // A worker's failure is printed once, by the primary (serve-workers.ts).
+    if (failure instanceof StartupError && isServeWorker()) {
+      await tellPrimary({ kind: 'failed', message: failure.message });
+      process.exit(1);
+    }
+    throw failure;
   }
 }
 
@@ -88,6 +96,7 @@ async function startServing(argv: string[]): Promise<Server | undefined> {
     'webhooks-backoff': { type: 'string' },
     watch: { type: 'boolean' },
     'no-compile': { type: 'boolean' },
+    workers: { type: 'string' },
   });
   if (help) {
     console.log(SERVE_HELP);
@@ -100,6 +109,7 @@ async function startServing(argv: string[]): Promise<Server | undefined> {
     return undefined;
   }
   if (values['no-compile'] === true) throw new UsageError('ecn-odata serve: --no-compile goes with --watch.');
+  const workers = workerCount(values['workers']);
   const port = intFlag('serve', 'port', values['port'], 8080);
   const host = typeof values['host'] === 'string' ? values['host'] : '127.0.0.1';
   const seed = values['seed'];
@@ -116,13 +126,22 @@ async function startServing(argv: string[]): Promise<Server | undefined> {
   const webhooks = webhookOptions(values, host, port);
   const jwt = jwtOptions(values);
   const cors = corsOrigins(values);
+  const worker = isServeWorker();
+  if (workers !== undefined && !worker) {
+    const where = parseSafely(dbFile);
+    if (where?.kind === 'sqlite' && where.file === ':memory:') {
+      throw new UsageError("ecn-odata serve: --workers needs a database the workers share (a file or a PostgreSQL URL); ':memory:' is private to each process.");
+    }
+  }
   let service: Service;
   let admin: DemoToken | undefined;
   try {
     const where = parseDatabaseLocation(dbFile);
     if (where.kind === 'sqlite' && where.file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(where.file)), { recursive: true });
-    service = await createService({ ...opts, ...jwt, publicMetadata: values['protect-metadata'] !== true, webhooks, corsOrigins: cors }, businessRules);
-    if (seed === 'demo') {
+    // The primary of --workers only prepares the database (it never delivers webhooks or serves).
+    const primary = workers !== undefined && !worker;
+    service = await createService({ ...opts, ...jwt, publicMetadata: values['protect-metadata'] !== true, webhooks: primary ? { ...webhooks, deliver: false } : webhooks, corsOrigins: cors }, businessRules);
+    if (seed === 'demo' && !worker) {
       await seedDemoIfEmpty(service.context);
       await seedDemoUsers(service.context.users);
       admin = await demoToken(service.context.tokens, dbFile);
@@ -131,6 +150,12 @@ async function startServing(argv: string[]): Promise<Server | undefined> {
     if (e instanceof DatabaseLocationError) throw new StartupError(`ecn-odata serve: --db ${e.message}`);
     if (isDatabaseFailure(e)) throw databaseFailure('serve', redactUrl(dbFile), e);
     throw e;
+  }
+  if (workers !== undefined && !worker) {
+    await service.close();
+    const port0 = await runWorkers(workers, argv.filter((arg, i) => arg !== '--workers' && argv[i - 1] !== '--workers' && !arg.startsWith('--workers=')));
+    printBanner(host, port0, service.model.service.serviceRoot, dbFile, admin, workers);
+    return undefined;
   }
   const listener = createRequestListener(service);
   return await new Promise<Server>((resolve, reject) => {
@@ -143,15 +168,8 @@ async function startServing(argv: string[]): Promise<Server | undefined> {
     server.listen(port, host, () => {
       const address = server.address();
       const actualPort = typeof address === 'object' && address !== null ? address.port : port;
-      const root = `http://${host.includes(':') ? `[${host}]` : host}:${actualPort}${service.model.service.serviceRoot}`;
-      console.log(`ecn-odata serving ${root}/ (database ${redactUrl(dbFile)})`);
-      console.log(`  service document: ${root}/`);
-      console.log(`  metadata:         ${root}/$metadata`);
-      if (admin !== undefined) {
-        const until = admin.expiresAt === null ? '' : `, valid until ${admin.expiresAt.slice(0, 10)}`;
-        console.log(`  token for ADMIN (SUPER in both demo companies${until}; ${admin.issued ? 'new' : 'the one issued before'}):`);
-        console.log(`  ${admin.token}`);
-      }
+      if (worker) void tellPrimary({ kind: 'listening', port: actualPort });
+      else printBanner(host, actualPort, service.model.service.serviceRoot, dbFile, admin, undefined);
       resolve(server);
     });
     const stop = (): void => {
@@ -161,6 +179,39 @@ async function startServing(argv: string[]): Promise<Server | undefined> {
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
+}
+
+/** What `serve` prints once it listens (with --workers: once every worker listens). */
+function printBanner(host: string, port: number, serviceRoot: string, dbFile: string, admin: DemoToken | undefined, workers: number | undefined): void {
+  const root = `http://${host.includes(':') ? `[${host}]` : host}:${port}${serviceRoot}`;
+  const processes = workers === undefined ? '' : `, ${workers} worker${workers === 1 ? '' : 's'}`;
+  console.log(`ecn-odata serving ${root}/ (database ${redactUrl(dbFile)}${processes})`);
+  console.log(`  service document: ${root}/`);
+  console.log(`  metadata:         ${root}/$metadata`);
+  if (admin !== undefined) {
+    const until = admin.expiresAt === null ? '' : `, valid until ${admin.expiresAt.slice(0, 10)}`;
+    console.log(`  token for ADMIN (SUPER in both demo companies${until}; ${admin.issued ? 'new' : 'the one issued before'}):`);
+    console.log(`  ${admin.token}`);
+  }
+}
+
+/** `--workers N`: undefined when not given; a UsageError outside 1..MAX_WORKERS. */
+function workerCount(value: string | boolean | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (typeof value !== 'string' || !/^\d+$/.test(value) || n < 1 || n > MAX_WORKERS) {
+    throw new UsageError(`ecn-odata serve: --workers takes a whole number from 1 to ${MAX_WORKERS}, got '${String(value)}'.`);
+  }
+  return n;
+}
+
+/** The database `--db` names, or undefined when it names none (createService reports that). */
+function parseSafely(dbFile: string): ReturnType<typeof parseDatabaseLocation> | undefined {
+  try {
+    return parseDatabaseLocation(dbFile);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The one line for a port the service cannot listen on. */

@@ -37,11 +37,22 @@ function isoTime(now: Date): string {
   return lastIso;
 }
 
-/** Sets the auto-modified properties, a new row version and its stored ETag on a row being written. */
-export function stampRow(svc: ServiceContext, type: EntityType, row: RowValues, now: Date): void {
+/**
+ * The version a write gives a row: the clock's, or one past the stored version when another process's
+ * clock is ahead (instances share the database, not the clock): every write of a row changes its
+ * ETag, whichever instance makes it. `stored` is the version the UPDATE is conditional on.
+ */
+export function nextRowVersion(svc: ServiceContext, stored?: unknown): number {
+  const clock = svc.nextVersion();
+  const after = stored === undefined || stored === null ? 0 : Number(stored) + 1;
+  return clock > after ? clock : after;
+}
+
+/** Sets the auto-modified properties, a new row version (past `stored`, see nextRowVersion) and its stored ETag on a row being written. */
+export function stampRow(svc: ServiceContext, type: EntityType, row: RowValues, now: Date, stored?: unknown): void {
   const at = isoTime(now);
   for (const p of type.properties) if (p.autoModified) row.set(p.name, at);
-  const version = svc.nextVersion();
+  const version = nextRowVersion(svc, stored);
   row.set(HIDDEN_COLUMNS.version, version);
   row.set(HIDDEN_COLUMNS.etag, formatEtag(version));
   row.set(HIDDEN_COLUMNS.etagVersion, version);

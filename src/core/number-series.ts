@@ -5,7 +5,8 @@
  */
 import { compile, type CompiledQuery } from '../sql/compile.js';
 import { statementsOf } from '../sql/statement-cache.js';
-import { and, col, constant, eq, param, select } from '../sql/build.js';
+import { and, bin, col, constant, eq, param, select } from '../sql/build.js';
+import type { SqlExpr } from '../sql/nodes.js';
 import { HIDDEN_COLUMNS, type EntityType, type NumberSeriesDefinition, type Property } from '../edm/model.js';
 import { randomUUID } from 'node:crypto';
 import { companyCondition } from '../query/plan-read.js';
@@ -89,6 +90,11 @@ async function readCounter(svc: ServiceContext, tx: Statements, series: string, 
   return { id: String(row['id']), prefix: String(row['prefix']), width: Number(row['width']), last: Number(row['lastNumber']) };
 }
 
+/** `CASE WHEN stored < clock THEN clock ELSE stored + 1 END` */
+function versionAfter(stored: SqlExpr, clock: SqlExpr): SqlExpr {
+  return { kind: 'case', whens: [{ when: bin('<', stored, clock), then: clock }], otherwise: bin('+', stored, constant(1)) };
+}
+
 async function writeCounter(svc: ServiceContext, tx: Statements, id: string, last: number): Promise<void> {
   const store = svc.model.numberSeriesType;
   if (store === undefined) throw new Error('no number series type');
@@ -96,7 +102,8 @@ async function writeCounter(svc: ServiceContext, tx: Statements, id: string, las
     statementsOf(store, svc.engine.dialect).compiled('series advance', [last, svc.nextVersion(), id], (v) => ({
       kind: 'update',
       table: store.table,
-      set: [{ column: 'lastNumber', value: param(v[0] ?? null) }, { column: HIDDEN_COLUMNS.version, value: param(v[1] ?? null) }],
+      // The clock's version, or one past the stored one when another instance's clock is ahead (see nextRowVersion).
+      set: [{ column: 'lastNumber', value: param(v[0] ?? null) }, { column: HIDDEN_COLUMNS.version, value: versionAfter(col(store.table, HIDDEN_COLUMNS.version), param(v[1] ?? null)) }],
       where: eq(col(store.table, 'id'), param(v[2] ?? null)),
     })),
   );

@@ -5,8 +5,9 @@
  * The caller owns the transaction.
  */
 import { compile } from '../sql/compile.js';
-import { col, eq, param } from '../sql/build.js';
-import type { EntityType } from '../edm/model.js';
+import { bin, col, eq, param } from '../sql/build.js';
+import { HIDDEN_COLUMNS, type EntityType } from '../edm/model.js';
+import { PreconditionFailedError } from '../errors/odata-error.js';
 import type { StoredValue } from '../edm/values.js';
 import type { DbRow } from '../db/database.js';
 import { checkReferences, checkRequired, checkUnique, type RowValues } from './write-checks.js';
@@ -30,12 +31,22 @@ export async function checkUpdate(svc: ServiceContext, tx: Statements, type: Ent
   await checkUnique(svc, tx, type, companyId, merged, changed, key);
 }
 
-/** Stamps and writes the changes of one row; returns the row as read back. */
-export async function writeUpdate(svc: ServiceContext, tx: Statements, type: EntityType, companyId: string | undefined, key: StoredValue, changes: ReadonlyMap<string, StoredValue>, now: Date): Promise<DbRow> {
+/**
+ * Stamps and writes the changes of the loaded row `before`; returns the row as read back. The UPDATE
+ * is conditional on the version `before` was loaded with (If-Match in the database): when another
+ * transaction changed the row since (another instance, on an engine whose transactions do not lock
+ * what they read), nothing is written and the answer is 412, so two writers can never both act on
+ * the same version.
+ */
+export async function writeUpdate(svc: ServiceContext, tx: Statements, type: EntityType, companyId: string | undefined, before: DbRow, changes: ReadonlyMap<string, StoredValue>, now: Date): Promise<DbRow> {
+  const key = before[type.key.name] as StoredValue;
+  const version = before[HIDDEN_COLUMNS.version] as StoredValue;
   const values: RowValues = new Map(changes);
-  stampRow(svc, type, values, now);
+  stampRow(svc, type, values, now, version);
   const set = [...values.entries()].map(([column, v]) => ({ column, value: param(v) }));
-  await tx.run(compile({ kind: 'update', table: type.table, set, where: eq(col(type.table, type.key.name), param(key)) }, svc.engine.dialect));
+  const where = bin('AND', eq(col(type.table, type.key.name), param(key)), eq(col(type.table, HIDDEN_COLUMNS.version), param(version)));
+  const changed = await tx.run(compile({ kind: 'update', table: type.table, set, where }, svc.engine.dialect));
+  if (changed === 0) throw new PreconditionFailedError();
   const stored = await readRow(svc, tx, type, companyId, [{ property: type.key.name, value: key }]);
   if (stored === undefined) throw new Error(`updated ${type.name} row not found`);
   return stored;

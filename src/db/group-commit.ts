@@ -15,9 +15,17 @@
  * asynchronous (the engine-neutral write path awaits its statements): SQLite's statements answer at
  * once, so its awaits are microtasks and the batch still finishes before any other event-loop task
  * runs; a job that awaited real I/O would hold the transaction open, which the write path never does.
+ *
+ * Several processes on one file (issue 17): the transaction takes the write lock when it begins (BEGIN
+ * IMMEDIATE, waiting out other writers up to the connection's busy timeout), so its reads and writes see
+ * one state; a DEFERRED one that read first failed with SQLITE_BUSY_SNAPSHOT when another process
+ * committed between its read and its first write. A batch that still meets a busy database (the lock
+ * held past the busy timeout) is rolled back and run again a few times after a short pause off the
+ * event loop, and only then fails with the busy error (a 503 to retry, db/sqlite/sqlite-errors.ts).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type BetterSqlite3 from 'better-sqlite3';
+import { isBusy } from './sqlite/sqlite-errors.js';
 
 interface Job {
   readonly fn: () => unknown;
@@ -26,6 +34,18 @@ interface Job {
 }
 
 type Outcome = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: unknown };
+
+/** Runs of a batch that met a busy database, and the pause before each rerun (ms). */
+const BUSY_RETRY_PAUSES_MS = [5, 25, 100, 250];
+
+/** A job met a busy database: the whole batch is rolled back and run again. */
+class BatchBusy extends Error {
+  constructor(readonly error: unknown) {
+    super('the database was busy');
+  }
+}
+
+const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 const isThenable = (v: unknown): v is PromiseLike<unknown> => v !== null && typeof v === 'object' && typeof (v as { then?: unknown }).then === 'function';
 
@@ -98,23 +118,31 @@ export class GroupCommit {
     const batch = this.queue.slice(0, this.maxBatch);
     this.queue = this.queue.slice(batch.length);
     try {
-      const outcomes = await this.runBatch(batch);
-      batch.forEach((job, i) => settle(job, outcomes[i] as Outcome));
+      let outcomes = await this.runBatch(batch);
+      for (const ms of BUSY_RETRY_PAUSES_MS) {
+        if (!outcomes.busy) break;
+        await pause(ms + Math.random() * ms);
+        outcomes = await this.runBatch(batch);
+      }
+      batch.forEach((job, i) => settle(job, outcomes.each[i] as Outcome));
     } finally {
       this.running = false;
       this.schedule();
     }
   }
 
-  /** One outcome per job; every job fails when the shared transaction cannot commit. */
-  private async runBatch(batch: readonly Job[]): Promise<Outcome[]> {
+  /**
+   * One outcome per job; every job fails when the shared transaction cannot commit, and `busy` says
+   * it failed on a busy database (nothing of it committed: the batch may run again).
+   */
+  private async runBatch(batch: readonly Job[]): Promise<{ readonly each: Outcome[]; readonly busy: boolean }> {
     const outcomes: Outcome[] = [];
     const raw = this.connection();
     const s = this.sql(raw);
     // Inside a transaction the caller holds open (an atomic import, a dry run), the batch is part of it.
     const outer = raw.inTransaction;
     try {
-      if (!outer) raw.exec('BEGIN');
+      if (!outer) raw.exec('BEGIN IMMEDIATE');
       for (const job of batch) {
         s.savepoint.run();
         let outcome: Outcome;
@@ -126,15 +154,17 @@ export class GroupCommit {
         }
         // SQLite ended the whole transaction (e.g. disk full): the earlier jobs' changes are gone too.
         if (!raw.inTransaction) throw outcome.ok ? new Error('the transaction ended inside a write') : outcome.error;
+        if (!outcome.ok && !outer && isBusy(outcome.error)) throw new BatchBusy(outcome.error);
         if (!outcome.ok) s.undo.run();
         s.release.run();
         outcomes.push(outcome);
       }
       if (!outer) raw.exec('COMMIT');
-      return outcomes;
-    } catch (error) {
+      return { each: outcomes, busy: false };
+    } catch (thrown) {
       if (!outer && raw.inTransaction) raw.exec('ROLLBACK');
-      return batch.map(() => ({ ok: false, error }));
+      const error = thrown instanceof BatchBusy ? thrown.error : thrown;
+      return { each: batch.map(() => ({ ok: false, error })), busy: !outer && isBusy(error) };
     }
   }
 }

@@ -4,6 +4,14 @@
  * subscription's queue (strict order: only its oldest pending notification may be sent), and the record
  * of each attempt. Identifiers come from the model (the subscription and company types); values are
  * always bound parameters.
+ *
+ * Several instances share the queue (conventions §10): an instance sends a head only after claiming
+ * it, a conditional UPDATE that sets `claimedBy` to the instance and `claimedUntil` to the end of a
+ * lease longer than a POST may take; the record of the attempt ends the claim, in the same UPDATE that
+ * moves the notification on, and only while the claim is still the instance's. So with no crash each
+ * notification is sent by one instance once; a killed instance's claims run out and another instance
+ * takes them over (at least once, never lost). Strict order per subscription holds because only the
+ * head of a queue is ever claimed, and a claimed head blocks its queue for everyone else.
  */
 import { randomUUID } from 'node:crypto';
 import type { Engine, Statements } from '../db/engine.js';
@@ -23,6 +31,9 @@ export interface QueuedNotification {
   readonly attempts: number;
   readonly nextAttemptAt: number;
 }
+
+/** What claiming a queue's head gave: the notification to send, or when to look again (due later, or claimed by another instance). */
+export type Claim = { readonly kind: 'claimed'; readonly notification: QueuedNotification } | { readonly kind: 'later'; readonly at: number };
 
 /** What the sender needs of a subscription. */
 export interface SubscriptionTarget {
@@ -70,6 +81,8 @@ export class DeliveryStore {
     private readonly model: EdmModel,
     /** Public URL of the service root, for the entity URLs in notifications. */
     private readonly serviceRootUrl: string,
+    /** This instance, as its claims name it (unique per process start). */
+    readonly owner: string = `${process.pid}-${randomUUID()}`,
   ) {
     const types = model.eventTypes;
     if (types === undefined) throw new Error('DeliveryStore needs the event entity types of service.json');
@@ -146,12 +159,45 @@ export class DeliveryStore {
     return rows.map((r) => r['id'] as string);
   }
 
-  /** The oldest pending notification of a subscription (the only one that may be in flight). */
-  async head(subscriptionId: string): Promise<QueuedNotification | undefined> {
-    const row = await this.engine.db.get(
-      this.sql`SELECT "id", "subscriptionId", "webhookId", "notificationUrl", "body", "attempts", "nextAttemptAt" FROM "_notifications" WHERE "subscriptionId" = ${subscriptionId} AND "status" = 'Pending' ORDER BY "id" LIMIT 1`,
-    );
-    return row === undefined ? undefined : toQueued(row);
+  /**
+   * Claims the oldest pending notification of a subscription (the only one that may be in flight)
+   * for this instance until `leaseUntil`, when it is due and not claimed by another instance whose
+   * lease still runs. Undefined when the queue is empty. The claim is a conditional UPDATE, so of two
+   * instances claiming at once one gets the row; on PostgreSQL the head is read with FOR UPDATE SKIP
+   * LOCKED (a head another instance is claiming is passed over, never the next one in its place).
+   */
+  async claim(subscriptionId: string, now: number, leaseUntil: number): Promise<Claim | undefined> {
+    const sql = this.sql;
+    const head = sql`SELECT "id", "subscriptionId", "webhookId", "notificationUrl", "body", "attempts", "nextAttemptAt", "claimedBy", "claimedUntil" FROM "_notifications" WHERE "id" = (SELECT min("id") FROM "_notifications" WHERE "subscriptionId" = ${subscriptionId} AND "status" = 'Pending')`;
+    // A head that is not due or is held by another instance needs no write transaction (most ticks of a queue waiting for a retry).
+    const seen = this.waiting(await this.engine.db.get(head), now);
+    if (seen !== 'claimable') return seen;
+    const lock = this.engine.dialect.rowLocks ? ' FOR UPDATE SKIP LOCKED' : '';
+    return this.engine.transaction(async (tx) => {
+      const row = await tx.get({ ...head, sql: head.sql + lock });
+      const state = this.waiting(row, now);
+      if (state !== 'claimable' || row === undefined) return state === 'claimable' ? undefined : state;
+      const notification = toQueued(row);
+      const taken = await tx.run(
+        sql`UPDATE "_notifications" SET "claimedBy" = ${this.owner}, "claimedUntil" = ${leaseUntil} WHERE "id" = ${notification.id} AND "status" = 'Pending' AND ("claimedBy" IS NULL OR "claimedBy" = ${this.owner} OR "claimedUntil" <= ${now})`,
+      );
+      return taken === 1 ? { kind: 'claimed', notification } : { kind: 'later', at: now + 1000 };
+    });
+  }
+
+  /** What a queue head read as `row` allows at `now`: nothing (empty queue), a later look, or a claim. */
+  private waiting(row: Record<string, unknown> | undefined, now: number): Claim | undefined | 'claimable' {
+    if (row === undefined) return undefined;
+    const due = Number(row['nextAttemptAt']);
+    if (due > now) return { kind: 'later', at: due };
+    const until = row['claimedUntil'] === null ? 0 : Number(row['claimedUntil']);
+    if (row['claimedBy'] !== null && row['claimedBy'] !== this.owner && until > now) return { kind: 'later', at: until };
+    return 'claimable';
+  }
+
+  /** Ends this instance's claims on notifications still pending (a clean stop: other instances need not wait for the leases). */
+  async releaseClaims(): Promise<number> {
+    return this.engine.db.run(this.sql`UPDATE "_notifications" SET "claimedBy" = NULL, "claimedUntil" = NULL WHERE "claimedBy" = ${this.owner} AND "status" = 'Pending'`);
   }
 
   /** The signing secret and state of a subscription; undefined when it was deleted. */
@@ -162,18 +208,24 @@ export class DeliveryStore {
     return row === undefined ? undefined : { secret: (row['secret'] as string | null) ?? null, active: row['state'] === ACTIVE };
   }
 
-  /** Records an attempt and moves the notification on (Sent, Failed, or Pending until `nextAttemptAt`), in one transaction. */
-  record(notification: QueuedNotification, attempt: AttemptRecord): Promise<void> {
+  /**
+   * Records an attempt and moves the notification on (Sent, Failed, or Pending until `nextAttemptAt`)
+   * and ends this instance's claim, in one transaction; only while the claim is still this instance's
+   * (false: its lease ran out and another instance took the notification over, which records its own).
+   */
+  record(notification: QueuedNotification, attempt: AttemptRecord): Promise<boolean> {
     const sql = this.sql;
     return this.engine.transaction(async (tx) => {
+      const status = attempt.outcome === 'Retry' ? 'Pending' : attempt.outcome;
+      const completedAt = attempt.outcome === 'Retry' ? null : new Date(attempt.attemptedAt.getTime() + attempt.durationMs).toISOString();
+      const moved = await tx.run(
+        sql`UPDATE "_notifications" SET "status" = ${status}, "attempts" = ${attempt.attempt}, "nextAttemptAt" = ${attempt.nextAttemptAt ?? notification.nextAttemptAt}, "lastStatusCode" = ${attempt.statusCode}, "lastError" = ${attempt.error}, "completedAt" = ${completedAt}, "claimedBy" = NULL, "claimedUntil" = NULL WHERE "id" = ${notification.id} AND "status" = 'Pending' AND "claimedBy" = ${this.owner}`,
+      );
+      if (moved === 0) return false;
       await tx.run(
         sql`INSERT INTO "_deliveryAttempts" ("notificationId", "attempt", "attemptedAt", "durationMs", "statusCode", "error", "outcome") VALUES (${notification.id}, ${attempt.attempt}, ${attempt.attemptedAt.toISOString()}, ${attempt.durationMs}, ${attempt.statusCode}, ${attempt.error}, ${attempt.outcome})`,
       );
-      const status = attempt.outcome === 'Retry' ? 'Pending' : attempt.outcome;
-      const completedAt = attempt.outcome === 'Retry' ? null : new Date(attempt.attemptedAt.getTime() + attempt.durationMs).toISOString();
-      await tx.run(
-        sql`UPDATE "_notifications" SET "status" = ${status}, "attempts" = ${attempt.attempt}, "nextAttemptAt" = ${attempt.nextAttemptAt ?? notification.nextAttemptAt}, "lastStatusCode" = ${attempt.statusCode}, "lastError" = ${attempt.error}, "completedAt" = ${completedAt} WHERE "id" = ${notification.id} AND "status" = 'Pending'`,
-      );
+      return true;
     });
   }
 

@@ -2,6 +2,8 @@
  * The hidden tables of webhook delivery (conventions §6): `_notifications`, one row per outbox event and
  * subscriber with its body fixed at fan-out (so a retry sends the same bytes and the same webhook-id),
  * and `_deliveryAttempts`, one row per POST with its outcome, for operators (`ecn-odata deliveries`).
+ * Several instances share the queue: `claimedBy` / `claimedUntil` (ms since the epoch) say which
+ * instance is sending a notification and until when its lease runs (delivery-store.ts claim).
  */
 import type { Database } from '../db/database.js';
 import { sqliteDialect } from '../sql/sqlite-dialect.js';
@@ -19,6 +21,12 @@ export type NotificationStatus = 'Pending' | 'Sent' | 'Failed';
 export type AttemptOutcome = 'Sent' | 'Retry' | 'Failed';
 
 const q = (name: string): string => sqliteDialect.quoteIdentifier(name);
+
+/** The columns of a notification's claim (see the file comment). */
+const CLAIM_COLUMNS = [
+  { name: 'claimedBy', type: 'TEXT' },
+  { name: 'claimedUntil', type: 'INTEGER' },
+] as const;
 
 /** Creates the delivery tables when missing (start-up, and the deliveries command). */
 export function createDeliveryTables(db: Database): void {
@@ -41,9 +49,14 @@ export function createDeliveryTables(db: Database): void {
       `  "lastStatusCode" INTEGER,\n` +
       `  "lastError" TEXT,\n` +
       `  "createdAt" TEXT NOT NULL,\n` +
-      `  "completedAt" TEXT\n` +
+      `  "completedAt" TEXT,\n` +
+      `  "claimedBy" TEXT,\n` +
+      `  "claimedUntil" INTEGER\n` +
       `) STRICT`,
   );
+  // Databases of versions before claims: the columns are added (nullable: no claim).
+  const have = new Set((db.raw.prepare(`SELECT name FROM pragma_table_info(?)`).all(NOTIFICATIONS_TABLE) as { name: string }[]).map((c) => c.name));
+  for (const column of CLAIM_COLUMNS) if (!have.has(column.name)) db.exec(`ALTER TABLE ${n} ADD COLUMN ${q(column.name)} ${column.type}`);
   // One notification per event and subscriber, whatever happens to the fan-out transaction.
   db.exec(`CREATE UNIQUE INDEX IF NOT EXISTS ${q(`${NOTIFICATIONS_TABLE}_u_outbox_subscription`)} ON ${n}("outboxId", "subscriptionId")`);
   db.exec(`CREATE INDEX IF NOT EXISTS ${q(`${NOTIFICATIONS_TABLE}_ix_subscription_status_id`)} ON ${n}("subscriptionId", "status", "id")`);

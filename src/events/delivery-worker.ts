@@ -7,6 +7,8 @@
  * `pollMs`. Notifications of a deleted subscription are marked Failed.
  * Retried: network errors, timeouts, 408, 429, 5xx, with the configured backoff; Failed: other statuses
  * (3xx included: redirects are not followed), refused targets, and the attempt after the last backoff.
+ * With several instances on one database each head is claimed before it is sent (delivery-store.ts
+ * claim), so one instance sends it; a head another instance holds is looked at again when its lease ends.
  */
 import type { Logger } from 'pino';
 import type { AttemptOutcome } from './delivery-tables.js';
@@ -29,6 +31,8 @@ export interface DeliverySettings {
 
 /** Outbox rows fanned out per transaction (a tick with more left reschedules itself at once). */
 const FAN_OUT_BATCH = 500;
+/** What a claim's lease adds to the POST timeout, ms. */
+const LEASE_MARGIN_MS = 3_000;
 /** How often pending notifications of deleted subscriptions are marked Failed, ms (at once after a subscription change). */
 const ORPHAN_SWEEP_MS = 30_000;
 
@@ -155,13 +159,14 @@ export class DeliveryWorker {
     for (let i = 0; i < lanes.length && this.inFlight.size < this.settings.concurrency; i++) {
       const lane = lanes[(this.rotation + i) % lanes.length] as string;
       if (this.inFlight.has(lane)) continue;
-      const head = await this.store.head(lane);
+      const claim = await this.store.claim(lane, now, now + this.leaseMs());
       if (this.stopped) break;
-      if (head === undefined) continue;
-      if (head.nextAttemptAt > now) {
-        wait = Math.min(wait, head.nextAttemptAt - now);
+      if (claim === undefined) continue;
+      if (claim.kind === 'later') {
+        wait = Math.min(wait, Math.max(0, claim.at - now));
         continue;
       }
+      const head = claim.notification;
       const attempt = this.attempt(head)
         .catch((err: unknown) => this.log.error({ err, notificationId: head.id }, 'webhook delivery attempt failed'))
         .finally(() => {
@@ -173,13 +178,27 @@ export class DeliveryWorker {
     return wait;
   }
 
+  /** How long a claim holds: longer than a POST may take (its timeout) plus the lookups and the record around it. */
+  private leaseMs(): number {
+    return this.settings.timeoutMs + LEASE_MARGIN_MS;
+  }
+
+  /** Ends this instance's claims on pending notifications (after stop() and idle(), before the database closes). */
+  async releaseClaims(): Promise<void> {
+    try {
+      await this.store.releaseClaims();
+    } catch (err) {
+      this.log.warn({ err }, 'webhook notification claims not released (other instances take them over when their leases end)');
+    }
+  }
+
   private async attempt(notification: QueuedNotification): Promise<void> {
     const target = await this.store.target(notification.subscriptionId);
     const attemptedAt = new Date();
     const number = notification.attempts + 1;
     if (target === undefined || target.secret === null) {
       const error = target === undefined ? 'The subscription was deleted.' : 'The subscription has no signing secret.';
-      await this.store.record(notification, { attempt: number, attemptedAt, durationMs: 0, statusCode: null, error, outcome: 'Failed' });
+        await this.store.record(notification, { attempt: number, attemptedAt, durationMs: 0, statusCode: null, error, outcome: 'Failed' });
       return;
     }
     const timestamp = Math.floor(attemptedAt.getTime() / 1000);
@@ -207,7 +226,7 @@ export class DeliveryWorker {
     const delay = this.settings.backoffMs[number - 1];
     if (outcome === 'Retry' && delay === undefined) outcome = 'Failed';
     const error = failure === null ? null : `${failure.kind}: ${failure.message}`;
-    await this.store.record(notification, {
+    const recorded = await this.store.record(notification, {
       attempt: number,
       attemptedAt,
       durationMs,
@@ -216,6 +235,7 @@ export class DeliveryWorker {
       outcome,
       ...(outcome === 'Retry' && delay !== undefined ? { nextAttemptAt: Date.now() + delay } : {}),
     });
-    if (outcome !== 'Sent') this.log.warn({ notificationId: notification.id, webhookId: notification.webhookId, attempt: number, status, error, outcome }, 'webhook notification not delivered');
+    if (!recorded) this.log.warn({ notificationId: notification.id, webhookId: notification.webhookId }, 'webhook notification claim ran out during the attempt; another instance took it over');
+    else if (outcome !== 'Sent') this.log.warn({ notificationId: notification.id, webhookId: notification.webhookId, attempt: number, status, error, outcome }, 'webhook notification not delivered');
   }
 }

@@ -111,7 +111,7 @@ export class WriteSession {
     await checkUpdate(svc, tx, type, identity.companyId, mergeChanges(type, before, changes), changed, key);
     const old = rowOf(type, before);
     await this.validate(type, { op: 'update', before: old, after: { ...old, ...Object.fromEntries(changes) }, changed });
-    const stored = await writeUpdate(svc, tx, type, identity.companyId, key, changes, identity.now);
+    const stored = await writeUpdate(svc, tx, type, identity.companyId, before, changes, identity.now);
     this.record(type, { op: 'update', before: old, after: rowOf(type, stored) });
     return stored;
   }

@@ -4,6 +4,8 @@
  * the process is killed with SIGKILL. Nothing was acknowledged, so nothing is recorded as sent. After a
  * restart on the same database, each of the three events is delivered exactly once more (the hung one
  * included): at least once overall, none lost. `ecn-odata deliveries` shows the state before and after.
+ * The killed process had claimed the hung notification (src/events/delivery-store.ts claim): the
+ * restarted one takes it over when the lease ends (the POST timeout, 2 s here, plus 3 s).
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -52,7 +54,7 @@ function deliveries(db: string): Delivery[] {
 test('SIGKILL after the activating commit, before any acknowledgement: on restart every event is delivered exactly once more', async () => {
   const db = path.join(dir, 'crash.sqlite');
   receiver.behave({ notify: () => 'hang' });
-  const first = await startServeProcess(['--webhooks-allow-private'], db);
+  const first = await startServeProcess(['--webhooks-allow-private', '--webhooks-timeout', '2000'], db);
   children.push(first);
   const cronus = (await api(first, 'GET', "/companies?$filter=name eq 'CRONUS'")).json.value[0].id as string;
   const sub = await api(first, 'POST', '/externaleventsubscriptions', {
@@ -87,7 +89,7 @@ test('SIGKILL after the activating commit, before any acknowledgement: on restar
   // Restart on the same database; the receiver now answers.
   const seenBefore = receiver.received.length;
   receiver.behave({ notify: () => 200 });
-  const second = await startServeProcess(['--webhooks-allow-private'], db);
+  const second = await startServeProcess(['--webhooks-allow-private', '--webhooks-timeout', '2000'], db);
   children.push(second);
   await receiver.waitFor(() => receiver.accepted.length === 3, 15_000, 'three deliveries after the restart');
   await waitUntil(() => deliveries(db).every((d) => d.status === 'Sent'), 10_000, 'all Sent');

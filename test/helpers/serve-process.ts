@@ -17,6 +17,8 @@ export interface ServeProcess {
   readonly url: string;
   readonly token: string;
   readonly child: ChildProcess;
+  /** What it printed up to its token (the banner). */
+  readonly banner: string;
   stop(): void;
 }
 
@@ -31,14 +33,18 @@ export async function startServeProcess(extraArgs: readonly string[] = [], dbFil
   if (!fs.existsSync(BIN)) throw new Error(`${BIN} is missing: run 'npm run build' (npm test does it first).`);
   const db = dbFile ?? path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ecn-serve-')), 'demo.sqlite');
   const child = spawn(process.execPath, [...nodeFlags, BIN, 'serve', '--port', '0', '--db', db, '--seed', 'demo', '--log-level', 'silent', ...extraArgs], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let banner = '';
   const [url, token] = await new Promise<[string, string]>((resolve, reject) => {
     let out = '';
     child.stdout?.on('data', (d: Buffer) => {
       out += d.toString();
       const m = /serving (http:\/\/\S+\/api\/v2\.0)\/[\s\S]*token for ADMIN[^\n]*\n\s*(ecn_\S+)/.exec(out);
-      if (m?.[1] && m[2]) resolve([m[1], m[2]]);
+      if (m?.[1] && m[2]) {
+        banner = out;
+        resolve([m[1], m[2]]);
+      }
     });
     child.on('exit', (code) => reject(new Error(`serve exited with ${String(code)}: ${out}`)));
   });
-  return { url, token, child, stop: () => child.kill('SIGTERM') };
+  return { url, token, child, banner, stop: () => child.kill('SIGTERM') };
 }

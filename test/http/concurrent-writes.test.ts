@@ -31,7 +31,7 @@ test('30 POSTs in flight together: the valid ones are created, a repeated altern
   let shared = 0;
   if (raw !== undefined && exec !== undefined) {
     raw.exec = (sql: string) => {
-      if (sql === 'BEGIN') shared++;
+      if (sql === 'BEGIN IMMEDIATE') shared++;
       return exec(sql);
     };
   }

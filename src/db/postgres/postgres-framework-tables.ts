@@ -2,7 +2,7 @@
  * The framework's own tables on PostgreSQL, the same as SQLite's (db/auth-tables.ts,
  * events/outbox.ts, events/delivery-tables.ts): users, grants and tokens with the access version that
  * a trigger raises on every change to them or to the companies; the transactional outbox; webhook
- * notifications and their delivery attempts. Integer ids are identity columns; JSON is stored as json
+ * notifications (with the claim of the instance sending each) and their delivery attempts. Integer ids are identity columns; JSON is stored as json
  * (validated on write, read back as its text).
  */
 import { OUTBOX_TABLE } from '../../events/outbox.js';
@@ -90,8 +90,13 @@ export function postgresDeliveryTablesSql(): string[] {
       "lastStatusCode" integer,
       "lastError" text,
       "createdAt" text NOT NULL,
-      "completedAt" text
+      "completedAt" text,
+      "claimedBy" ${TEXT},
+      "claimedUntil" bigint
     )`,
+    // Databases of versions before claims (events/delivery-tables.ts): nullable, no claim.
+    `ALTER TABLE ${n} ADD COLUMN IF NOT EXISTS "claimedBy" ${TEXT}`,
+    `ALTER TABLE ${n} ADD COLUMN IF NOT EXISTS "claimedUntil" bigint`,
     // One notification per event and subscriber, whatever happens to the fan-out transaction.
     `CREATE UNIQUE INDEX IF NOT EXISTS ${q(objectName(`${NOTIFICATIONS_TABLE}_u_outbox_subscription`))} ON ${n} ("outboxId", "subscriptionId")`,
     `CREATE INDEX IF NOT EXISTS ${q(objectName(`${NOTIFICATIONS_TABLE}_ix_subscription_status_id`))} ON ${n} ("subscriptionId", "status", "id")`,

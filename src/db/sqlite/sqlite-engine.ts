@@ -1,7 +1,8 @@
 /**
  * SQLite as an engine (db/engine.ts): one better-sqlite3 connection answering synchronously (the
  * request path's lookups and reads without a microtask hop), write transactions group-committed
- * (db/group-commit.ts), and reads priced by the cost model and run on the event loop or in read threads
+ * (db/group-commit.ts) and taking the write lock when they begin, so several processes on one file
+ * wait for each other instead of failing (conventions §10), and reads priced by the cost model and run on the event loop or in read threads
  * with a deadline (db/read-executor.ts, db/read-pool.ts). The embedded default: `npm start` needs no server.
  */
 import type { Logger } from 'pino';
@@ -10,7 +11,7 @@ import { openDatabase, type Database } from '../database.js';
 import { ReadExecutor } from '../read-executor.js';
 import { ReadPool } from '../read-pool.js';
 import { sqliteDialect } from '../../sql/sqlite-dialect.js';
-import { sqliteError } from './sqlite-errors.js';
+import { isBusy, sqliteError } from './sqlite-errors.js';
 import type { EdmModel } from '../../edm/model.js';
 import { migrate, type MigrationReport } from '../migrate.js';
 import { createAuthTables } from '../auth-tables.js';
@@ -58,7 +59,7 @@ export class SqliteEngine implements Engine {
    */
   async migrate(model: EdmModel, options: { readonly dryRun?: boolean } = {}): Promise<MigrationReport> {
     const raw = this.database.raw;
-    raw.exec('BEGIN IMMEDIATE');
+    await beginImmediate(raw);
     try {
       const report = migrate(this.database, model);
       createOutboxTable(this.database);
@@ -122,6 +123,26 @@ function sqliteTransaction(database: Database): Transaction {
       }
     },
   };
+}
+
+/** Pauses (ms) before the next BEGIN IMMEDIATE of a migration that found the write lock held past the busy timeout. */
+const MIGRATION_RETRY_PAUSES_MS = [100, 500, 1000, 2000];
+
+/**
+ * BEGIN IMMEDIATE, tried again after a pause while another process holds the write lock past the busy
+ * timeout (a burst of writes from the instances already serving), then the busy error.
+ */
+async function beginImmediate(raw: Database['raw']): Promise<void> {
+  for (let i = 0; ; i++) {
+    try {
+      raw.exec('BEGIN IMMEDIATE');
+      return;
+    } catch (e) {
+      const ms = MIGRATION_RETRY_PAUSES_MS[i];
+      if (!isBusy(e) || ms === undefined) throw e;
+      await new Promise((resolve) => setTimeout(resolve, ms));
+    }
+  }
 }
 
 /** Opens a SQLite engine on `file` (created when missing) or ':memory:'. */

@@ -5,6 +5,12 @@
  */
 import { ODataError, ServiceUnavailableError } from '../../errors/odata-error.js';
 
+/** true for SQLite's errors of a database locked by another connection (SQLITE_BUSY and its kinds, SQLITE_LOCKED). */
+export function isBusy(e: unknown): boolean {
+  const code = (e as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && (code === 'SQLITE_BUSY' || code.startsWith('SQLITE_BUSY_') || code === 'SQLITE_LOCKED' || code.startsWith('SQLITE_LOCKED_'));
+}
+
 /** The OData error a SQLite error stands for, if any. */
 export function sqliteError(e: unknown): ODataError | undefined {
   const code = (e as { code?: unknown } | null)?.code;
@@ -15,7 +21,7 @@ export function sqliteError(e: unknown): ODataError | undefined {
   if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
     return new ODataError(409, 'Internal_EntityWithSameKeyExists', 'A record with the same key or unique value already exists.');
   }
-  if (code === 'SQLITE_BUSY' || code.startsWith('SQLITE_BUSY_') || code === 'SQLITE_LOCKED') {
+  if (isBusy(e)) {
     return new ServiceUnavailableError('The database is busy with other writers; try again in a moment.', 1);
   }
   return undefined;

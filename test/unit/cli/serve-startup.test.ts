@@ -47,6 +47,23 @@ test('a busy port: one line naming the port, exit 1, no URL and no token', async
   }
 });
 
+test('--workers on a busy port: one line from the primary (not one per worker), exit 1', async () => {
+  const blocker = net.createServer();
+  await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+  const port = (blocker.address() as net.AddressInfo).port;
+  try {
+    const r = await serve('--port', String(port), '--db', path.join(workDir, 'workers.sqlite'), '--workers', '3');
+    expectOneLineFailure(r, `cannot listen on 127.0.0.1:${port}: the port is in use`);
+  } finally {
+    await blocker.close();
+  }
+});
+
+test('--workers on :memory: or with a bad count: one line saying why, exit 1', async () => {
+  expectOneLineFailure(await serve('--port', '0', '--db', ':memory:', '--workers', '2'), "--workers needs a database the workers share (a file or a PostgreSQL URL); ':memory:' is private to each process.");
+  expectOneLineFailure(await serve('--port', '0', '--db', path.join(workDir, 'w.sqlite'), '--workers', '0'), "--workers takes a whole number from 1 to 64, got '0'.");
+});
+
 test('a database path that is a folder: one line naming it, exit 1', async () => {
   const folder = path.join(workDir, 'a-folder');
   fs.mkdirSync(folder);

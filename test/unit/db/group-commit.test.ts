@@ -2,6 +2,10 @@
  * src/db/group-commit.ts: write transactions queued in one event-loop turn share one COMMIT, each in
  * its own savepoint.
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
 import { openDatabase, type Database } from '../../../src/db/database.js';
 
 let db: Database;
@@ -33,7 +37,7 @@ test('bodies queued in one turn commit together, in queue order, each seeing the
   ]);
   expect(results).toEqual([1, 1, 1]);
   expect(seen).toEqual([2]);
-  expect(log).toEqual(['BEGIN', 'COMMIT']);
+  expect(log).toEqual(['BEGIN IMMEDIATE', 'COMMIT']);
   expect(rows()).toEqual([{ id: 1, v: 'v1' }, { id: 2, v: 'v2' }, { id: 3, v: 'v3' }]);
 });
 
@@ -51,7 +55,7 @@ test('a body that throws is rolled back alone and gets its own error; the others
   expect((outcomes[1] as PromiseRejectedResult).reason.message).toBe('refused');
   expect((outcomes[2] as PromiseRejectedResult).reason.code).toBe('SQLITE_CONSTRAINT_PRIMARYKEY');
   expect(rows()).toEqual([{ id: 1, v: 'v1' }, { id: 4, v: 'v4' }]);
-  expect(log).toEqual(['BEGIN', 'COMMIT']);
+  expect(log).toEqual(['BEGIN IMMEDIATE', 'COMMIT']);
 });
 
 test('when the shared COMMIT fails, every body of the batch fails and nothing is written', async () => {
@@ -103,7 +107,7 @@ test('an async body (one that awaits its statements) runs in the shared transact
   ]);
   expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
   expect(rows()).toEqual([{ id: 1, v: 'v1' }, { id: 3, v: 'v3' }]);
-  expect(log).toEqual(['BEGIN', 'COMMIT']);
+  expect(log).toEqual(['BEGIN IMMEDIATE', 'COMMIT']);
 });
 
 test('a batch holds at most 32 bodies; the rest commit in the next turns, in order', async () => {
@@ -116,6 +120,62 @@ test('a batch holds at most 32 bodies; the rest commit in the next turns, in ord
 test('a body queued alone runs in a transaction of its own', async () => {
   await db.sharedTransaction(insert(1));
   await db.sharedTransaction(insert(2));
-  expect(log).toEqual(['BEGIN', 'COMMIT', 'BEGIN', 'COMMIT']);
+  expect(log).toEqual(['BEGIN IMMEDIATE', 'COMMIT', 'BEGIN IMMEDIATE', 'COMMIT']);
   expect(rows()).toHaveLength(2);
+});
+
+describe('another connection on the same file (another process)', () => {
+  let dir: string;
+  let file: string;
+  let mine: Database;
+  let other: BetterSqlite3.Database;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'group-commit-'));
+    file = path.join(dir, 'db.sqlite');
+    mine = openDatabase(file);
+    mine.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)');
+    mine.raw.prepare('INSERT INTO t (id, v) VALUES (1, ?)').run('a');
+    other = new BetterSqlite3(file, { timeout: 0 });
+  });
+  afterEach(() => {
+    other.close();
+    mine.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('a transaction that reads and then writes takes the write lock first: no SQLITE_BUSY_SNAPSHOT when another writer commits between', async () => {
+    let otherWrite: unknown;
+    const done = await mine.sharedTransaction(() => {
+      const before = mine.raw.prepare('SELECT v FROM t WHERE id = 1').get() as { v: string };
+      try {
+        other.prepare("UPDATE t SET v = 'other' WHERE id = 1").run();
+      } catch (e) {
+        otherWrite = (e as { code?: string }).code;
+      }
+      return mine.raw.prepare('UPDATE t SET v = ? WHERE id = 1').run(`${before.v}+mine`).changes;
+    });
+    expect(done).toBe(1);
+    // The other writer waited for (here: was refused) the lock this transaction took up front.
+    expect(otherWrite).toBe('SQLITE_BUSY');
+    expect(other.prepare('SELECT v FROM t WHERE id = 1').get()).toEqual({ v: 'a+mine' });
+  });
+
+  test('a batch that finds the database locked past the busy timeout runs again after a pause, off the event loop', async () => {
+    mine.raw.pragma('busy_timeout = 0');
+    other.exec('BEGIN IMMEDIATE');
+    setTimeout(() => other.open && other.exec('COMMIT'), 20);
+    await expect(mine.sharedTransaction(() => mine.raw.prepare("UPDATE t SET v = 'later' WHERE id = 1").run().changes)).resolves.toBe(1);
+    expect(other.prepare('SELECT v FROM t WHERE id = 1').get()).toEqual({ v: 'later' });
+  });
+
+  test('a database that stays locked fails the batch with the busy error (a 503 to retry), after a few runs', async () => {
+    mine.raw.pragma('busy_timeout = 0');
+    other.exec('BEGIN IMMEDIATE');
+    try {
+      await expect(mine.sharedTransaction(() => 1)).rejects.toMatchObject({ code: 'SQLITE_BUSY' });
+      expect(log).toEqual([]);
+    } finally {
+      other.exec('COMMIT');
+    }
+  });
 });
