@@ -23,6 +23,7 @@ import { isRetryable, postgresError } from './postgres-errors.js';
 import { migrateIn, MIGRATION_LOCK } from './postgres-migrate.js';
 import { postgresAuthTablesSql, postgresDeliveryTablesSql, postgresOutboxSql } from './postgres-framework-tables.js';
 import { PostgresReads } from './postgres-reads.js';
+import { schemaStamp, storedStamp, writeStamp } from './postgres-schema-stamp.js';
 
 /** The transaction an async context is in. */
 interface OpenTransaction {
@@ -35,7 +36,7 @@ interface OpenTransaction {
 export type AsyncStatements = { readonly [K in keyof Statements]: (q: CompiledQuery) => Promise<Awaited<ReturnType<Statements[K]>>> };
 
 /** Runs of a transaction that lost to another writer, at most. */
-const MAX_ATTEMPTS = 10;
+const MAX_ATTEMPTS = 25;
 /** A period in which lookups cached from the access tables need no new check (auth/access-cache.ts), ms. */
 const CACHE_PERIOD_MS = 250;
 
@@ -91,8 +92,8 @@ export class PostgresEngine implements Engine {
         return value;
       } catch (e) {
         if (!isRetryable(e) || attempt === MAX_ATTEMPTS) throw e;
-        // Apart a little at random, so the transactions that collided do not collide again.
-        await pause(Math.random() * 10 * attempt);
+        // Apart at random, longer each time (to 200 ms), so the transactions that collided do not collide again.
+        await pause(Math.random() * Math.min(200, 2 ** attempt));
       }
     }
   }
@@ -101,8 +102,21 @@ export class PostgresEngine implements Engine {
    * The model's tables and the framework's own in one transaction holding an advisory lock: instances
    * that start together take turns, and one that finds the work done changes nothing; instances already
    * serving go on (PostgreSQL's DDL is transactional, so they see the schema before or after, whole).
+   * A database whose schema stamp matches the model gets no DDL at all (postgres-schema-stamp.ts).
    */
   async migrate(model: EdmModel, options: { readonly dryRun?: boolean } = {}): Promise<MigrationReport> {
+    // Its DDL locks tables that running instances write: a deadlock with one of them runs it again.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.migrateOnce(model, options);
+      } catch (e) {
+        if (!isRetryable(e) || attempt === MAX_ATTEMPTS) throw e;
+        await pause(Math.random() * Math.min(200, 2 ** attempt));
+      }
+    }
+  }
+
+  private async migrateOnce(model: EdmModel, options: { readonly dryRun?: boolean }): Promise<MigrationReport> {
     const rollback = new Error('dry run');
     let report: MigrationReport | undefined;
     try {
@@ -110,8 +124,14 @@ export class PostgresEngine implements Engine {
         // Waiting for another instance's migration is not a request: no deadline.
         await s.exec('SET LOCAL statement_timeout = 0');
         await s.get({ sql: 'SELECT pg_advisory_xact_lock($1::bigint)', params: [MIGRATION_LOCK] });
+        const stamp = schemaStamp(model);
+        if ((await storedStamp(s)) === stamp) {
+          report = { createdTables: [], addedColumns: [], droppedIndexes: [], recountedCounters: [], stampedEtags: {} };
+          return;
+        }
         report = await migrateIn(s, model);
         for (const sql of [...postgresOutboxSql(), ...postgresDeliveryTablesSql(), ...postgresAuthTablesSql(model.company.table)]) await s.exec(sql);
+        await writeStamp(s, stamp);
         if (options.dryRun === true) throw rollback;
       });
     } catch (e) {
