@@ -19,7 +19,7 @@ export interface ColumnDef {
 }
 
 /** A foreign key held by a column: `column REFERENCES table(id) ON DELETE action`. */
-interface ForeignKey {
+export interface ForeignKey {
   readonly table: string;
   readonly column: string;
   readonly onDelete: 'CASCADE' | 'NO ACTION' | 'SET NULL';
@@ -30,8 +30,8 @@ export function storedProperties(type: EntityType): Property[] {
   return type.properties.filter((p) => p.storage.kind !== 'computed');
 }
 
-/** Foreign keys of a type's columns: referential navigations and containment parents. */
-function foreignKeys(model: EdmModel, type: EntityType): Map<string, ForeignKey> {
+/** Foreign keys of a type's columns (by column): referential navigations and containment parents. */
+export function foreignKeys(model: EdmModel, type: EntityType): Map<string, ForeignKey> {
   const fks = new Map<string, ForeignKey>();
   for (const nav of type.navigations) {
     const join = nav.joins[0];

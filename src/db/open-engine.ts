@@ -37,8 +37,9 @@ export async function openEngine(location: string, limits: EngineLimits, log: Lo
   switch (where.kind) {
     case 'sqlite':
       return openSqliteEngine(where.file, limits, log);
-    case 'postgres':
-      // Wired when the PostgreSQL engine lands (issue 17, step 2).
-      throw new DatabaseLocationError(`${redactUrl(where.url)}: this build does not include the PostgreSQL engine yet.`);
+    case 'postgres': {
+      const { openPostgresEngine } = await import('./postgres/postgres-engine.js');
+      return openPostgresEngine(where.url, limits);
+    }
   }
 }

@@ -113,7 +113,7 @@ export class ReadExecutor {
     const now = Date.now();
     const known = this.sizes.get(table);
     if (known !== undefined && now - known.at < SIZE_TTL_MS) return known.rows;
-    const max: SqlExpr = { kind: 'call', name: 'max', args: [sqliteDialect.rowOrder('t')] };
+    const max: SqlExpr = { kind: 'call', name: 'max', args: [sqliteDialect.rowOrder('t', 'rowid')] };
     const row = this.db.get(compile(select({ columns: [{ expr: max, alias: 'n' }], from: { kind: 'table', table, alias: 't' } }), sqliteDialect));
     const rows = Number(row?.['n'] ?? 0);
     this.sizes.set(table, { rows, at: now });

@@ -186,10 +186,7 @@ export class ReadPool {
   }
 
   private timeout(): ServiceUnavailableError {
-    return new ServiceUnavailableError(
-      `The request did not finish within ${this.options.timeoutMs} ms (${limitSetting('requestTimeoutMs')}) and was cancelled; try again later, or narrow it with $filter or $top.`,
-      this.retryAfter(),
-    );
+    return readTimeoutError(this.options.timeoutMs);
   }
 
   /** The deadline passed: answer now; the thread's own check ends the statement, the watchdog ends a stuck thread. */
@@ -220,6 +217,14 @@ export class ReadPool {
     if (error !== undefined) job.reject(error);
     else job.resolve(outcomes as ReadOutcome[]);
   }
+}
+
+/** The 503 of a read that ran out of its time (limits.requestTimeoutMs), on every engine. */
+export function readTimeoutError(timeoutMs: number): ServiceUnavailableError {
+  return new ServiceUnavailableError(
+    `The request did not finish within ${timeoutMs} ms (${limitSetting('requestTimeoutMs')}) and was cancelled; try again later, or narrow it with $filter or $top.`,
+    Math.max(1, Math.ceil(timeoutMs / 1000)),
+  );
 }
 
 /** An error from a thread as the event loop raises it: an ODataError keeps its status and code. */

@@ -34,6 +34,20 @@ const MAX_HOOK_DEPTH = 200;
 /** What validateWrite learns about the row, per op (the union kept apart, unlike a plain Omit). */
 type WriteFacts = ValidateWriteContext extends infer C ? (C extends unknown ? Omit<C, keyof TxContext> : never) : never;
 
+/** The properties of each row as it was first given to `create`. */
+const sentKeys = new WeakMap<RowValues, ReadonlySet<string>>();
+
+/**
+ * Clears what an earlier run of the transaction filled into `row` (defaults, line and series numbers,
+ * the row secret): an engine may run a transaction again (PostgreSQL, after a serialization failure),
+ * and then those are drawn again. The caller still finds the values of the last run in `row`.
+ */
+function forThisRun(row: RowValues): void {
+  const sent = sentKeys.get(row);
+  if (sent === undefined) sentKeys.set(row, new Set(row.keys()));
+  else for (const k of [...row.keys()]) if (!sent.has(k)) row.delete(k);
+}
+
 /** The writes of one transaction and what they raised. */
 export class WriteSession {
   /** Events emitted by rules, in order. */
@@ -69,6 +83,7 @@ export class WriteSession {
   /** Inserts a row: defaults and checks, validateWrite, INSERT. Returns the row as read back (see `readBack`). */
   async create(type: EntityType, row: RowValues): Promise<DbRow> {
     const { svc, identity, tx } = this;
+    forThisRun(row);
     await prepareInsert(svc, tx, type, identity.companyId, row, { userId: identity.principal.userId, now: identity.now, numbers: this.numbers });
     const after = rowOfValues(type, row);
     await this.validate(type, { op: 'create', after });

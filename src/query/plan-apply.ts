@@ -303,7 +303,7 @@ function planConcat(input: AggregationInput, bound: BoundApply, correlated: bool
         const { from, scope, where } = source(input, flow, base);
         const columns: SelectColumn[] = [...unified].map(([name, column]) => {
           const own = leaf.shape.get(name);
-          return { expr: own === undefined ? constant(null) : col(scope.alias, own.column), alias: column };
+          return { expr: own === undefined ? fillerNull(input, leaves, name) : col(scope.alias, own.column), alias: column };
         });
         columns.push({ expr: constant(i), alias: BRANCH_COLUMN });
         columns.push({ expr: { kind: 'rowNumber', orderBy: orderItems(input, scope, flow.order ?? [], flow.keys) }, alias: POSITION_COLUMN });
@@ -314,6 +314,32 @@ function planConcat(input: AggregationInput, bound: BoundApply, correlated: bool
       return { from: { kind: 'union', queries, alias: RESULT_ALIAS }, orderBy, columns: output };
     },
   };
+}
+
+/** The NULL a branch without the property `name` gives, typed as the branches that have it store it. */
+function fillerNull(input: AggregationInput, leaves: readonly { readonly shape: ResultShape }[], name: string): SqlExpr {
+  const type = leaves.map((l) => l.shape.get(name)?.type).find((t) => t !== undefined);
+  if (type === undefined || type.kind === 'null') return constant(null);
+  if (type.kind === 'enum') return input.ctx.dialect.typedNull('TEXT');
+  switch (type.name) {
+    case 'Edm.Boolean':
+    case 'Edm.Int32':
+    case 'Edm.Int64':
+      return input.ctx.dialect.typedNull('INTEGER');
+    case 'Edm.Decimal':
+    case 'Edm.Double':
+      return input.ctx.dialect.typedNull('REAL');
+    case 'Edm.Stream':
+      return constant(null);
+    case 'Edm.Guid':
+    case 'Edm.String':
+    case 'Edm.Date':
+    case 'Edm.DateTimeOffset':
+    case 'Edm.TimeOfDay':
+      return input.ctx.dialect.typedNull('TEXT');
+    default:
+      return assertNever(type.name, 'EDM type');
+  }
 }
 
 /** Where a page of aggregated instances starts and how many it holds. */

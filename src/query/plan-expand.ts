@@ -108,7 +108,7 @@ function planOne(input: QueryPlanInput, nav: NavigationProperty, options: Expand
     };
     const where = and(navigationCondition(nav, scope.alias, innerScope.alias), nested.read.where?.(innerScope));
     // Ties are broken by the row order the indexes hold (no client pages inside an expansion), not the key.
-    const order = [...(nested.read.orderBy?.(innerScope) ?? []), { expr: input.dialect.rowOrder(innerScope.alias), direction: 'ASC' as const }];
+    const order = [...(nested.read.orderBy?.(innerScope) ?? []), { expr: input.dialect.rowOrder(innerScope.alias, target.key.name), direction: 'ASC' as const, notNull: true }];
     const query = select({
       columns: [{ expr: row(), alias: '_row' }],
       from: { kind: 'table', table: target.table, alias: innerScope.alias },

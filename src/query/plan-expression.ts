@@ -85,7 +85,10 @@ export function planExpression(e: BoundExpr, scope: QueryScope, ctx: ExprPlanCon
       const alias = rowScope.aliasThrough(e.navigations);
       const s = e.property.storage;
       const owner = e.navigations.length === 0 ? rowScope.type : (e.navigations[e.navigations.length - 1]?.target ?? rowScope.type);
-      return s.kind === 'computed' ? computedExpr(owner, alias, s.computed, scope.aliases) : col(alias, e.property.name);
+      const value = s.kind === 'computed' ? computedExpr(owner, alias, s.computed, scope.aliases) : col(alias, e.property.name);
+      // A stored Boolean is a 0/1 value; a computed `exists` is a condition already.
+      const stored01 = e.type.kind === 'primitive' && e.type.name === 'Edm.Boolean' && !(s.kind === 'computed' && s.computed.kind === 'exists');
+      return stored01 ? d.booleanTest(value) : value;
     }
     case 'result':
       return col(scope.alias, e.column);
@@ -114,12 +117,12 @@ export function planExpression(e: BoundExpr, scope: QueryScope, ctx: ExprPlanCon
         case 'mul':
           return { kind: 'binary', operator: '*', left, right };
         case 'div':
-          return { kind: 'binary', operator: '/', left, right };
+          return d.divide(left, right);
         case 'divby':
           return d.exactDivide(left, right);
         case 'mod':
-          // SQLite's % truncates both operands to integers; Decimal and Double take the true remainder (§5.1.1.2.5).
-          return isIntegral(e.type) ? { kind: 'binary', operator: '%', left, right } : d.remainder(left, right);
+          // Decimal and Double take the true remainder (§5.1.1.2.5), integers integer division's.
+          return isIntegral(e.type) ? d.integerRemainder(left, right) : d.remainder(left, right);
         default:
           return assertNever(op, 'arithmetic operator');
       }
@@ -188,8 +191,7 @@ function planCall(e: Extract<BoundExpr, { kind: 'call' }>, scope: QueryScope, ct
       }
       if (e.fn === 'contains') return d.containsExpr(subject, pattern);
       const len = d.functions.length([pattern]);
-      const start: SqlExpr = e.fn === 'startswith' ? constant(1) : { kind: 'negate', operand: len };
-      const piece: SqlExpr = { kind: 'call', name: 'substr', args: [subject, start, len] };
+      const piece: SqlExpr = e.fn === 'startswith' ? { kind: 'call', name: 'substr', args: [subject, constant(1), len] } : d.textEnd(subject, len);
       return { kind: 'binary', operator: '=', left: piece, right: pattern };
     }
     case 'now':

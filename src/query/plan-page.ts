@@ -84,7 +84,7 @@ export function planPage(ctx: OperationContext, type: EntityType, query: Planned
   const top = ctx.options.top;
   const token = ctx.options.skiptoken;
   const sortCount = query.orderBy.length;
-  const orderItems = (scope: QueryScope): OrderItem[] => [...(query.read.orderBy?.(scope) ?? []), { expr: col(scope.alias, type.key.name), direction: 'ASC' }];
+  const orderItems = (scope: QueryScope): OrderItem[] => [...(query.read.orderBy?.(scope) ?? []), { expr: col(scope.alias, type.key.name), direction: 'ASC', notNull: true }];
   const values = token === undefined ? undefined : decodeSkiptoken(token, sortCount + 1);
   const where = (scope: QueryScope): SqlExpr | undefined => and(query.read.where?.(scope), values === undefined ? undefined : strictlyAfter(ctx.svc.engine.dialect, orderItems(scope), values));
   const extraColumns = (scope: QueryScope): SelectColumn[] => [

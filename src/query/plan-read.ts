@@ -93,7 +93,7 @@ export function planRead(input: ReadPlanInput): SelectNode {
     input.where?.(scope),
   );
   const order: OrderItem[] = [...(input.orderBy?.(scope) ?? [])];
-  order.push({ expr: col(t, type.key.name), direction: 'ASC' });
+  order.push({ expr: col(t, type.key.name), direction: 'ASC', notNull: true });
   columns.push(...(input.extraColumns?.(scope) ?? []));
   return select({
     columns,

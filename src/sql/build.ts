@@ -34,6 +34,6 @@ export function and(...conditions: readonly (SqlExpr | undefined)[]): SqlExpr | 
 }
 
 /** A SELECT with defaults for the optional clauses. */
-export function select(parts: Partial<SelectNode> & Pick<SelectNode, 'from'>): SelectNode {
+export function select(parts: Partial<SelectNode> & Required<Pick<SelectNode, 'from'>>): SelectNode {
   return { kind: 'select', columns: [], joins: [], orderBy: [], ...parts };
 }

@@ -4,7 +4,7 @@
  */
 import { assertNever } from '../util/assert-never.js';
 import type { Dialect } from './dialect.js';
-import type { FromItem, SelectNode, SqlExpr, SqlValue, StatementNode } from './nodes.js';
+import type { FromItem, OrderItem, SelectNode, SqlExpr, SqlValue, StatementNode } from './nodes.js';
 
 /** What a `name` node may print between single quotes. */
 const NAME_LITERAL = /^[A-Za-z0-9_.@]+$/;
@@ -48,8 +48,9 @@ class SqlWriter {
   ident(name: string): void {
     this.text += this.dialect.quoteIdentifier(name);
   }
-  param(value: SqlValue): void {
-    this.text += this.dialect.placeholder(this.params.length);
+  /** A parameter; `assigned` when its value goes into a column (INSERT VALUES, UPDATE SET), whose type it takes. */
+  param(value: SqlValue, assigned = false): void {
+    this.text += this.dialect.placeholder(this.params.length, value, assigned);
     this.params.push(typeof value === 'boolean' ? this.dialect.booleanValue(value) : value);
   }
   /** Writes the items separated by ", ". */
@@ -71,7 +72,7 @@ function writeStatement(w: SqlWriter, node: StatementNode): void {
       w.write(' (');
       w.list(node.columns, (c) => w.ident(c));
       w.write(') VALUES (');
-      w.list(node.values, (v) => writeExpr(w, v));
+      w.list(node.values, (v) => (v.kind === 'param' ? w.param(v.value, true) : writeExpr(w, v)));
       w.write(')');
       return;
     case 'update':
@@ -81,7 +82,8 @@ function writeStatement(w: SqlWriter, node: StatementNode): void {
       w.list(node.set, (s) => {
         w.ident(s.column);
         w.write(' = ');
-        writeExpr(w, s.value);
+        if (s.value.kind === 'param') w.param(s.value.value, true);
+        else writeExpr(w, s.value);
       });
       w.write(' WHERE ');
       writeExpr(w, node.where);
@@ -111,6 +113,7 @@ function exprHasSelect(e: SqlExpr): boolean {
     case 'not':
     case 'negate':
     case 'isNull':
+    case 'isTrue':
     case 'cast':
       return exprHasSelect(e.operand);
     case 'like':
@@ -136,7 +139,7 @@ function exprHasSelect(e: SqlExpr): boolean {
 /** true when a SELECT has another SELECT inside (a derived table, a subquery, EXISTS). */
 function hasNestedSelect(s: SelectNode): boolean {
   return (
-    s.from.kind !== 'table' ||
+    (s.from !== undefined && s.from.kind !== 'table') ||
     s.joins.some((j) => j.from.kind === 'derived' || exprHasSelect(j.on)) ||
     s.columns.some((c) => exprHasSelect(c.expr)) ||
     (s.where !== undefined && exprHasSelect(s.where)) ||
@@ -154,8 +157,10 @@ function writeSelect(w: SqlWriter, s: SelectNode, top = false): void {
       w.ident(c.alias);
     }
   });
-  w.write(' FROM ');
-  writeFrom(w, s.from);
+  if (s.from !== undefined) {
+    w.write(' FROM ');
+    writeFrom(w, s.from);
+  }
   for (const j of s.joins) {
     w.write(j.type === 'LEFT' ? ' LEFT JOIN ' : ' JOIN ');
     writeFrom(w, j.from);
@@ -176,21 +181,25 @@ function writeSelect(w: SqlWriter, s: SelectNode, top = false): void {
   }
   if (s.orderBy.length > 0) {
     w.write(' ORDER BY ');
-    w.list(s.orderBy, (o) => {
-      writeExpr(w, o.expr);
-      w.write(` ${o.direction}`);
-    });
+    w.list(s.orderBy, (o) => writeOrderItem(w, o));
   }
   if (s.limit !== undefined) {
     w.write(' LIMIT ');
     writeExpr(w, w.dialect.rowLimit(s.limit));
   }
   if (s.offset !== undefined) {
-    if (s.limit === undefined) w.write(' LIMIT -1');
+    if (s.limit === undefined && w.dialect.noLimit !== undefined) w.write(` LIMIT ${w.dialect.noLimit}`);
     w.write(' OFFSET ');
     writeExpr(w, w.dialect.rowLimit(s.offset));
   }
   if (s.lockForUpdate === true && w.dialect.rowLocks) w.write(' FOR UPDATE');
+}
+
+/** `expr ASC|DESC`, with the NULL placement the dialect needs for NULLs to sort first ascending (unless never NULL). */
+function writeOrderItem(w: SqlWriter, o: OrderItem): void {
+  writeExpr(w, o.expr);
+  w.write(` ${o.direction}`);
+  if (o.notNull !== true) w.write(w.dialect.nullsOrder(o.direction));
 }
 
 function writeFrom(w: SqlWriter, f: FromItem): void {
@@ -258,6 +267,11 @@ function writeExpr(w: SqlWriter, e: SqlExpr): void {
       writeExpr(w, e.operand);
       w.write(e.negated ? ' IS NOT NULL)' : ' IS NULL)');
       return;
+    case 'isTrue':
+      w.write('(');
+      writeExpr(w, e.operand);
+      w.write(e.negated ? ' IS NOT TRUE)' : ' IS TRUE)');
+      return;
     case 'like':
       w.write('(');
       writeExpr(w, e.operand);
@@ -279,10 +293,7 @@ function writeExpr(w: SqlWriter, e: SqlExpr): void {
       return;
     case 'rowNumber':
       w.write(e.orderBy.length === 0 ? 'row_number() OVER (' : 'row_number() OVER (ORDER BY ');
-      w.list(e.orderBy, (o) => {
-        writeExpr(w, o.expr);
-        w.write(` ${o.direction}`);
-      });
+      w.list(e.orderBy, (o) => writeOrderItem(w, o));
       w.write(')');
       return;
     case 'aggregate':
@@ -327,7 +338,7 @@ function writeExpr(w: SqlWriter, e: SqlExpr): void {
     case 'cast':
       w.write('CAST(');
       writeExpr(w, e.operand);
-      w.write(` AS ${e.type})`);
+      w.write(` AS ${w.dialect.castType(e.type)})`);
       return;
     case 'star':
       if (e.table !== undefined) {

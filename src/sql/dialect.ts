@@ -1,28 +1,45 @@
 /**
- * The database seam: everything that differs between SQL databases. SQLite now, PostgreSQL later.
- * Function builders return nodes, not strings, so parameters stay in text order by construction.
+ * The database seam: everything that differs between SQL databases (SQLite: sql/sqlite-dialect.ts,
+ * PostgreSQL: db/postgres/postgres-dialect.ts). Function builders return nodes, not strings, so
+ * parameters stay in text order by construction.
  */
 import type { CanonicalFunction } from '../query/bound-ast.js';
-import type { SqlExpr } from './nodes.js';
+import type { SqlExpr, SqlValue } from './nodes.js';
 
 /** Canonical functions the dialect maps (contains/startswith/endswith are planned as LIKE). */
 export type DialectFunction = Exclude<CanonicalFunction, 'contains' | 'startswith' | 'endswith' | 'now'>;
 
 /** A SQL dialect. */
 export interface Dialect {
-  readonly name: 'sqlite';
+  readonly name: 'sqlite' | 'postgres';
   /** Quotes an identifier taken from the model. */
   quoteIdentifier(name: string): string;
+  /**
+   * Placeholder text for the n-th (0-based) parameter holding `value`; `assigned` when the value goes
+   * into a column (INSERT VALUES, UPDATE SET), whose type it takes.
+   */
+  placeholder(index: number, value: SqlValue, assigned: boolean): string;
+  /**
+   * A NULL of a stored type, where the engine must know it (a column a UNION ALL branch fills with NULL:
+   * PostgreSQL types an untyped NULL as text); SQLite: plain NULL.
+   */
+  typedNull(type: 'INTEGER' | 'REAL' | 'TEXT'): SqlExpr;
+  /** The spelling of a CAST's target type. */
+  castType(type: Extract<SqlExpr, { kind: 'cast' }>['type']): string;
+  /** What LIMIT says for "no limit" before an OFFSET, where the engine needs a LIMIT (SQLite: -1); undefined where OFFSET stands alone. */
+  readonly noLimit: string | undefined;
+  /** Text after ASC/DESC that puts NULLs first ascending and last descending (OData's order, and SQLite's own). */
+  nullsOrder(direction: 'ASC' | 'DESC'): string;
   /** `FOR UPDATE` locks the rows a SELECT reads (false where writers never run side by side: SQLite). */
   readonly rowLocks: boolean;
-  /** Placeholder text for the n-th (0-based) parameter. */
-  placeholder(index: number): string;
   /** Escape character for LIKE patterns (LIKE is case-sensitive, as OData requires). */
   readonly likeEscape: string;
   /** Value bound for a boolean. */
   booleanValue(value: boolean): number | boolean;
   /** Null-safe equality (`null eq null` is true in OData): SQLite `IS`, PostgreSQL `IS NOT DISTINCT FROM`. */
   nullSafeEquals(left: SqlExpr, right: SqlExpr, negated: boolean): SqlExpr;
+  /** A stored Boolean (0/1, or a lookup of one) as a condition: where the engine has a boolean type, stored values are not conditions. */
+  booleanTest(value: SqlExpr): SqlExpr;
   /** A condition that is true only when `e` is true (never NULL). */
   isTrue(e: SqlExpr): SqlExpr;
   /** A condition that is true when `e` is false or NULL (never NULL). */
@@ -31,6 +48,12 @@ export interface Dialect {
   readonly functions: Readonly<Record<DialectFunction, (args: readonly SqlExpr[]) => SqlExpr>>;
   /** `instr`-style containment, for a non-literal pattern: true when `needle` occurs in `haystack`. */
   containsExpr(haystack: SqlExpr, needle: SqlExpr): SqlExpr;
+  /** The last `length` characters of `text` (endswith with a non-literal suffix). */
+  textEnd(text: SqlExpr, length: SqlExpr): SqlExpr;
+  /** OData `div`: integer division of integers (truncated toward zero), else the quotient; NULL for a zero divisor. */
+  divide(left: SqlExpr, right: SqlExpr): SqlExpr;
+  /** OData `mod` of integers: the remainder with the sign of the dividend; NULL for a zero divisor. */
+  integerRemainder(left: SqlExpr, right: SqlExpr): SqlExpr;
   /** The remainder of a division with the sign of the dividend, for Decimal and Double operands (OData `mod`). */
   remainder(left: SqlExpr, right: SqlExpr): SqlExpr;
   /** Exact division of two numbers (`divby`). */
@@ -52,10 +75,11 @@ export interface Dialect {
    */
   jsonNumber(e: SqlExpr, double: boolean, asString?: boolean): SqlExpr;
   /**
-   * A unique order of a table's rows that its indexes already hold (SQLite: the rowid), to break ties
-   * where nobody pages through the rows (inside $expand): it spares a sort by the key per parent row.
+   * A unique order of a table's rows that its indexes already hold (SQLite: the rowid, PostgreSQL: the
+   * key column `key`), to break ties where nobody pages through the rows (inside $expand): SQLite's
+   * spares a sort by the key per parent row.
    */
-  rowOrder(alias: string): SqlExpr;
+  rowOrder(alias: string, key: string): SqlExpr;
   /**
    * A LIMIT or OFFSET value as the statement should carry it. SQLite: `CAST(? AS INTEGER)`, because
    * a bare bound LIMIT makes SQLite 3.53 re-prepare the statement on every execution (the planner

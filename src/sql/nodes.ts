@@ -23,7 +23,9 @@ export type SqlBinaryOperator =
   | '%'
   | '||'
   | 'IS'
-  | 'IS NOT';
+  | 'IS NOT'
+  | 'IS NOT DISTINCT FROM'
+  | 'IS DISTINCT FROM';
 
 /** A scalar SQL expression. */
 export type SqlExpr =
@@ -42,6 +44,8 @@ export type SqlExpr =
   | { readonly kind: 'not'; readonly operand: SqlExpr }
   | { readonly kind: 'negate'; readonly operand: SqlExpr }
   | { readonly kind: 'isNull'; readonly operand: SqlExpr; readonly negated: boolean }
+  /** `operand IS TRUE` (`IS NOT TRUE` when negated): a condition that is never NULL, for engines with a boolean type. */
+  | { readonly kind: 'isTrue'; readonly operand: SqlExpr; readonly negated: boolean }
   /** `operand LIKE pattern ESCAPE '<escape>'`; the pattern is a parameter already escaped by the planner. */
   | { readonly kind: 'like'; readonly operand: SqlExpr; readonly pattern: SqlExpr; readonly escape: string }
   | { readonly kind: 'inList'; readonly operand: SqlExpr; readonly items: readonly SqlExpr[]; readonly negated: boolean }
@@ -60,7 +64,8 @@ export type SqlExpr =
     }
   | { readonly kind: 'exists'; readonly query: SelectNode; readonly negated: boolean }
   | { readonly kind: 'subquery'; readonly query: SelectNode }
-  | { readonly kind: 'cast'; readonly operand: SqlExpr; readonly type: 'INTEGER' | 'REAL' | 'TEXT' | 'NUMERIC' }
+  /** A cast; `JSON` marks text that is JSON (engines with a JSON type). */
+  | { readonly kind: 'cast'; readonly operand: SqlExpr; readonly type: 'INTEGER' | 'REAL' | 'TEXT' | 'NUMERIC' | 'JSON' }
   /** All columns of a table alias (`t0.*`). */
   | { readonly kind: 'star'; readonly table?: string };
 
@@ -88,13 +93,16 @@ export interface JoinNode {
 export interface OrderItem {
   readonly expr: SqlExpr;
   readonly direction: 'ASC' | 'DESC';
+  /** The expression is never NULL (a key): no NULL placement is written, so an index in its default order serves it. */
+  readonly notNull?: boolean;
 }
 
 /** A SELECT statement. */
 export interface SelectNode {
   readonly kind: 'select';
   readonly columns: readonly SelectColumn[];
-  readonly from: FromItem;
+  /** Absent for a SELECT of expressions only (one row). */
+  readonly from?: FromItem;
   readonly joins: readonly JoinNode[];
   readonly where?: SqlExpr;
   /** GROUP BY expressions (aggregated reads, Data Aggregation `groupby`). */

@@ -38,7 +38,7 @@ export function sqlText(dialect: Pick<Dialect, 'placeholder' | 'booleanValue' | 
     if (sql === undefined) {
       sql = strings[0] ?? '';
       values.forEach((v, i) => {
-        sql += v instanceof SqlIdentifier ? dialect.quoteIdentifier(v.name) : dialect.placeholder(params.push(v) - 1);
+        sql += v instanceof SqlIdentifier ? dialect.quoteIdentifier(v.name) : dialect.placeholder(params.push(v) - 1, v, false);
         sql += strings[i + 1] ?? '';
       });
       if (plain) texts.set(strings, sql);

@@ -90,18 +90,18 @@ test('an ECO release that activates 3 tasks delivers 3 signed notifications with
       // The url addresses the task.
       const task = await t.call('GET', got[0]?.json.payload.url.replace('https://ecn.example.com/api/v2.0', ''));
       expect([task.status, task.json.status]).toEqual([200, 'Active']);
-      await waitUntil(() => notifications(t, id).every((n) => n.status === 'Sent'), 5_000, 'Sent');
-      expect(notifications(t, id).map((n) => [n.status, n.attempts, n.lastStatusCode])).toEqual([
+      await waitUntil(async () => (await notifications(t, id)).every((n) => n.status === 'Sent'), 5_000, 'Sent');
+      expect((await notifications(t, id)).map((n) => [n.status, n.attempts, n.lastStatusCode])).toEqual([
         ['Sent', 1, 200],
         ['Sent', 1, 200],
         ['Sent', 1, 200],
       ]);
-      expect(t.service.db.raw.prepare(`SELECT count(*) AS n FROM "_outbox" WHERE "status" = 'Pending'`).get()).toEqual({ n: 0 });
+      expect(Number((await t.query(`SELECT count(*) AS n FROM "_outbox" WHERE "status" = 'Pending'`))[0]?.['n'])).toBe(0);
     },
     'my-state',
   );
   // The FABRIKAM subscription heard nothing of CRONUS's events.
-  expect(notifications(t, other.id)).toEqual([]);
+  expect((await notifications(t, other.id))).toEqual([]);
   expect(at('/fabrikam')).toEqual([]);
   await t.call('DELETE', `/externaleventsubscriptions(${other.id})`);
 });
@@ -111,10 +111,10 @@ test('a receiver answering 503, 503, then 200 gets the event on the third attemp
     receiver.behave({ notify: (r) => (r.path === '/flaky' && at('/flaky').length <= 2 ? 503 : 200) });
     const { ecoId, taskIds } = await ecoWithTasks(t, 1);
     await release(t, ecoId);
-    await waitUntil(() => notifications(t, id)[0]?.status === 'Sent', 10_000, 'Sent');
-    const [n] = notifications(t, id);
+    await waitUntil(async () => (await notifications(t, id))[0]?.status === 'Sent', 10_000, 'Sent');
+    const [n] = (await notifications(t, id));
     expect([n?.status, n?.attempts, n?.lastStatusCode, n?.lastError]).toEqual(['Sent', 3, 200, null]);
-    expect(attempts(t, n?.id ?? 0)).toEqual([
+    expect((await attempts(t, n?.id ?? 0))).toEqual([
       { attempt: 1, statusCode: 503, error: null, outcome: 'Retry' },
       { attempt: 2, statusCode: 503, error: null, outcome: 'Retry' },
       { attempt: 3, statusCode: 200, error: null, outcome: 'Sent' },
@@ -136,10 +136,10 @@ test('a receiver answering 400 gets one attempt; the notification is Failed and 
     await release(t, first.ecoId);
     const second = await ecoWithTasks(t, 1);
     await release(t, second.ecoId);
-    await waitUntil(() => notifications(t, id).length === 2 && notifications(t, id).every((n) => n.status !== 'Pending'), 10_000, 'both done');
-    const [failed, sent] = notifications(t, id);
+    await waitUntil(async () => (await notifications(t, id)).length === 2 && (await notifications(t, id)).every((n) => n.status !== 'Pending'), 10_000, 'both done');
+    const [failed, sent] = (await notifications(t, id));
     expect([failed?.status, failed?.attempts, failed?.lastStatusCode]).toEqual(['Failed', 1, 400]);
-    expect(attempts(t, failed?.id ?? 0)).toEqual([{ attempt: 1, statusCode: 400, error: null, outcome: 'Failed' }]);
+    expect((await attempts(t, failed?.id ?? 0))).toEqual([{ attempt: 1, statusCode: 400, error: null, outcome: 'Failed' }]);
     expect([sent?.status, sent?.attempts]).toEqual(['Sent', 1]);
     expect(at('/bad').map((r) => r.json.payload.engChangeOrderTaskId)).toEqual([first.taskIds[0], second.taskIds[0]]);
   });
@@ -150,9 +150,9 @@ test('retries end after the last backoff: 1 + backoff.length attempts, then Fail
     receiver.behave({ notify: (r) => (r.path === '/down' ? 500 : 200) });
     const { ecoId } = await ecoWithTasks(t, 1);
     await release(t, ecoId);
-    await waitUntil(() => notifications(t, id)[0]?.status === 'Failed', 10_000, 'Failed');
-    const [n] = notifications(t, id);
-    expect(attempts(t, n?.id ?? 0).map((a) => [a.statusCode, a.outcome])).toEqual([
+    await waitUntil(async () => (await notifications(t, id))[0]?.status === 'Failed', 10_000, 'Failed');
+    const [n] = (await notifications(t, id));
+    expect((await attempts(t, n?.id ?? 0)).map((a) => [a.statusCode, a.outcome])).toEqual([
       [500, 'Retry'],
       [500, 'Retry'],
       [500, 'Retry'],
@@ -167,9 +167,9 @@ test('a receiver that does not answer in time is retried (timeout recorded as th
     receiver.behave({ notify: (r) => (r.path === '/slow' && at('/slow').length === 1 ? 'hang' : 200) });
     const { ecoId } = await ecoWithTasks(t, 1);
     await release(t, ecoId);
-    await waitUntil(() => notifications(t, id)[0]?.status === 'Sent', 10_000, 'Sent');
-    const [n] = notifications(t, id);
-    const tries = attempts(t, n?.id ?? 0);
+    await waitUntil(async () => (await notifications(t, id))[0]?.status === 'Sent', 10_000, 'Sent');
+    const [n] = (await notifications(t, id));
+    const tries = (await attempts(t, n?.id ?? 0));
     expect(tries.map((a) => [a.statusCode, a.outcome])).toEqual([
       [null, 'Retry'],
       [200, 'Sent'],
@@ -181,13 +181,13 @@ test('a receiver that does not answer in time is retried (timeout recorded as th
 test('a transaction that rolls back after the activations sends nothing', async () => {
   await withSubscription('/rollback', async (_secret, id) => {
     const { ecoId, taskIds } = await ecoWithTasks(t, 2);
-    const outboxBefore = t.service.db.raw.prepare('SELECT count(*) AS n FROM "_outbox"').get();
+    const outboxBefore = await t.query('SELECT count(*) AS n FROM "_outbox"');
     const refused = await release(t, ecoId, { description: 'rollback' });
     expect([refused.status, refused.json.error.code]).toEqual([400, 'Application_DialogException']);
-    expect(t.service.db.raw.prepare('SELECT count(*) AS n FROM "_outbox"').get()).toEqual(outboxBefore);
+    expect(await t.query('SELECT count(*) AS n FROM "_outbox"')).toEqual(outboxBefore);
     // The same release without the failure: exactly its notifications arrive, nothing of the rolled-back one.
     expect((await release(t, ecoId)).status).toBe(200);
-    await waitUntil(() => notifications(t, id).length === 2 && notifications(t, id).every((n) => n.status === 'Sent'), 10_000, 'Sent');
+    await waitUntil(async () => (await notifications(t, id)).length === 2 && (await notifications(t, id)).every((n) => n.status === 'Sent'), 10_000, 'Sent');
     expect(at('/rollback').map((r) => r.json.payload.engChangeOrderTaskId)).toEqual(taskIds);
   });
 });
@@ -207,7 +207,7 @@ test('per subscription, strictly in order: a retried notification holds back the
     });
     const { ecoId, taskIds } = await ecoWithTasks(t, 5);
     await release(t, ecoId);
-    await waitUntil(() => notifications(t, id).length === 5 && notifications(t, id).every((n) => n.status === 'Sent'), 10_000, 'all Sent');
+    await waitUntil(async () => (await notifications(t, id)).length === 5 && (await notifications(t, id)).every((n) => n.status === 'Sent'), 10_000, 'all Sent');
     const arrivals = at('/ordered').map((r) => taskIds.indexOf(r.json.payload.engChangeOrderTaskId));
     expect(arrivals).toEqual([0, 1, 1, 2, 3, 4]);
   });
@@ -220,7 +220,7 @@ test('two subscriptions of the same company each get every event; a slow one doe
     receiver.behave({ notify: (r) => (r.path === '/b' && at('/b').length === 1 ? 503 : 200) });
     const { ecoId, taskIds } = await ecoWithTasks(t, 2);
     await release(t, ecoId);
-    await waitUntil(() => [a.id, b.id].every((s) => notifications(t, s).length === 2 && notifications(t, s).every((n) => n.status === 'Sent')), 10_000, 'both Sent');
+    await waitUntil(async () => (await Promise.all([a.id, b.id].map((s) => notifications(t, s)))).every((ns) => ns.length === 2 && ns.every((n) => n.status === 'Sent')), 10_000, 'both Sent');
     expect(at('/a').map((r) => r.json.payload.engChangeOrderTaskId)).toEqual(taskIds);
     expect(at('/b').map((r) => r.json.payload.engChangeOrderTaskId)).toEqual([taskIds[0], taskIds[0], taskIds[1]]);
   } finally {
@@ -234,8 +234,8 @@ test("a deleted subscription's pending notifications fail instead of waiting for
   receiver.behave({ notify: (r) => (r.path === '/deleted' ? 503 : 200) });
   const { ecoId } = await ecoWithTasks(t, 1);
   await release(t, ecoId);
-  await waitUntil(() => (notifications(t, sub.id)[0]?.attempts ?? 0) >= 1, 10_000, 'a first attempt');
+  await waitUntil(async () => ((await notifications(t, sub.id))[0]?.attempts ?? 0) >= 1, 10_000, 'a first attempt');
   expect((await t.call('DELETE', `/externaleventsubscriptions(${sub.id})`)).status).toBe(204);
-  await waitUntil(() => notifications(t, sub.id)[0]?.status === 'Failed', 10_000, 'Failed');
-  expect(notifications(t, sub.id)[0]?.lastError).toBe('The subscription was deleted.');
+  await waitUntil(async () => (await notifications(t, sub.id))[0]?.status === 'Failed', 10_000, 'Failed');
+  expect((await notifications(t, sub.id))[0]?.lastError).toBe('The subscription was deleted.');
 });

@@ -42,9 +42,9 @@ export async function release(t: TestService, ecoId: string, extra: Record<strin
 }
 
 /** Resolves when `predicate` holds (checked every 20 ms); rejects after `timeoutMs`. */
-export async function waitUntil(predicate: () => boolean, timeoutMs = 10_000, what = 'the condition'): Promise<void> {
+export async function waitUntil(predicate: () => boolean | Promise<boolean>, timeoutMs = 10_000, what = 'the condition'): Promise<void> {
   const end = Date.now() + timeoutMs;
-  while (!predicate()) {
+  while (!(await predicate())) {
     if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
@@ -63,13 +63,13 @@ export interface NotificationRow {
 }
 
 /** The notifications of a subscription, in order. */
-export function notifications(t: TestService, subscriptionId: string): NotificationRow[] {
-  return t.service.db.raw.prepare('SELECT * FROM "_notifications" WHERE "subscriptionId" = ? ORDER BY "id"').all(subscriptionId) as NotificationRow[];
+export async function notifications(t: TestService, subscriptionId: string): Promise<NotificationRow[]> {
+  return (await t.query('SELECT * FROM "_notifications" WHERE "subscriptionId" = ? ORDER BY "id"', [subscriptionId])) as unknown as NotificationRow[];
 }
 
 /** The attempts of a notification, in order. */
-export function attempts(t: TestService, notificationId: number): { attempt: number; statusCode: number | null; error: string | null; outcome: string }[] {
-  return t.service.db.raw.prepare('SELECT "attempt", "statusCode", "error", "outcome" FROM "_deliveryAttempts" WHERE "notificationId" = ? ORDER BY "attempt"').all(notificationId) as {
+export async function attempts(t: TestService, notificationId: number): Promise<{ attempt: number; statusCode: number | null; error: string | null; outcome: string }[]> {
+  return (await t.query('SELECT "attempt", "statusCode", "error", "outcome" FROM "_deliveryAttempts" WHERE "notificationId" = ? ORDER BY "attempt"', [notificationId])) as unknown as {
     attempt: number;
     statusCode: number | null;
     error: string | null;

@@ -38,8 +38,8 @@ test(`${ACTIVATIONS} activations x 3 subscribers: no loss, in order, duplicates 
   const committed = Date.now() - started;
   for (const r of receivers) await r.waitFor(() => r.accepted.length === ACTIVATIONS, 45_000, `${ACTIVATIONS} deliveries`);
   const wall = Date.now() - started;
-  const unsent = (): number => (t.service.db.raw.prepare(`SELECT count(*) AS n FROM "_notifications" WHERE "status" <> 'Sent'`).get() as { n: number }).n;
-  await waitUntil(() => unsent() === 0, 10_000, 'all Sent');
+  const n = async (sql: string): Promise<number> => Number((await t.query(sql))[0]?.['n']);
+  await waitUntil(async () => (await n(`SELECT count(*) AS n FROM "_notifications" WHERE "status" <> 'Sent'`)) === 0, 10_000, 'all Sent');
 
   let duplicates = 0;
   for (const r of receivers) {
@@ -48,10 +48,9 @@ test(`${ACTIVATIONS} activations x 3 subscribers: no loss, in order, duplicates 
     expect(new Set(r.accepted.map((x) => x.webhookId)).size).toBe(ACTIVATIONS);
     duplicates += r.received.length - new Set(r.received.map((x) => x.webhookId)).size;
   }
-  const db = t.service.db.raw;
-  const retries = (db.prepare(`SELECT count(*) AS n FROM "_deliveryAttempts" WHERE "outcome" = 'Retry'`).get() as { n: number }).n;
-  const sent = (db.prepare(`SELECT count(*) AS n FROM "_notifications" WHERE "status" = 'Sent'`).get() as { n: number }).n;
-  const attempts = (db.prepare(`SELECT count(*) AS n FROM "_deliveryAttempts"`).get() as { n: number }).n;
+  const retries = await n(`SELECT count(*) AS n FROM "_deliveryAttempts" WHERE "outcome" = 'Retry'`);
+  const sent = await n(`SELECT count(*) AS n FROM "_notifications" WHERE "status" = 'Sent'`);
+  const attempts = await n(`SELECT count(*) AS n FROM "_deliveryAttempts"`);
   expect(sent).toBe(3 * ACTIVATIONS);
   expect(retries).toBeGreaterThan(0);
   expect(duplicates).toBe(retries);

@@ -33,8 +33,8 @@ function body(overrides: Record<string, unknown> = {}): Record<string, unknown> 
   return { companyId: cronus, appId: APP_ID, eventName: 'EngChangeOrderTaskActivated', eventVersion: '1.0', notificationUrl: `${receiver.url}/hooks/eco`, clientState: 'state-1', ...overrides };
 }
 
-function count(): number {
-  return Number((t.service.db.raw.prepare('SELECT count(*) AS n FROM externaleventsubscriptions').get() as { n: number }).n);
+async function count(): Promise<number> {
+  return Number((await t.query('SELECT count(*) AS n FROM externaleventsubscriptions'))[0]?.['n']);
 }
 
 describe('the validation handshake', () => {
@@ -61,7 +61,7 @@ describe('the validation handshake', () => {
     });
     expect(r.headers['Location']).toBe(`http://localhost/api/v2.0/externaleventsubscriptions(${r.json.id})`);
     const secret: string = r.json[SECRET];
-    expect(t.service.db.raw.prepare('SELECT _secret AS s FROM externaleventsubscriptions WHERE id = ?').get(r.json.id)).toEqual({ s: secret });
+    expect((await t.query('SELECT "_secret" AS s FROM externaleventsubscriptions WHERE id = ?', [r.json.id]))[0]).toEqual({ s: secret });
     // Never readable again: not by key, not in the list, not with $select, not in any metadata level.
     for (const url of [`${SET}(${r.json.id})`, SET, `${SET}?$select=id,notificationUrl`, `${SET}?$format=application/json;odata.metadata=full`]) {
       const read = await t.call('GET', url);
@@ -91,11 +91,11 @@ describe('the validation handshake', () => {
     ['no answer in time', { handshake: () => 'hang' as const }, 'no answer within 0.3 seconds'],
   ])('%s: 400 Application_DialogException on notificationUrl, nothing stored', async (_what, behaviour, message) => {
     receiver.behave(behaviour);
-    const before = count();
+    const before = (await count());
     const r = await t.call('POST', SET, { body: body() });
     expectError(r, 400, 'Application_DialogException', message, 'notificationUrl');
     expect(r.json.error.message).toContain('failed the validation handshake');
-    expect(count()).toBe(before);
+    expect((await count())).toBe(before);
   });
 
   test('a closed port: 400 saying the request failed', async () => {
@@ -192,6 +192,6 @@ describe('who may subscribe, list and delete', () => {
     const id = (await t.call('POST', SET, { body: body(), token: jsmith })).json.id;
     expect((await t.call('DELETE', `${SET}(${id})`, { token: jsmith })).status).toBe(204);
     expectError(await t.call('GET', `${SET}(${id})`), 404, 'Internal_RecordNotFound', id);
-    expect(t.service.db.raw.prepare('SELECT count(*) AS n FROM externaleventsubscriptions WHERE id = ?').get(id)).toEqual({ n: 0 });
+    expect(Number((await t.query('SELECT count(*) AS n FROM externaleventsubscriptions WHERE id = ?', [id]))[0]?.['n'])).toBe(0);
   });
 });

@@ -11,6 +11,7 @@ import { seedDemoIfEmpty, seedDemoUsers } from '../../src/seed/demo.js';
 import type { JwtSettings } from '../../src/auth/jwt-verifier.js';
 import type { EntityHooks } from '../../src/hooks/types.js';
 import { FIXTURE_METADATA, SHIPPED_METADATA } from '../fixtures/model.js';
+import { createEmptyDatabase, onPostgres } from './postgres.js';
 
 /** The shipped application's metadata folder (`metadata/`). */
 export const REPO_METADATA = SHIPPED_METADATA;
@@ -38,6 +39,8 @@ export interface TestService {
   readonly root: string;
   readonly companyIds: readonly string[];
   call(method: string, url: string, init?: CallInit): Promise<TestResponse>;
+  /** Runs SQL with `?` placeholders on the service's engine (any engine: `$n` on PostgreSQL); the rows of a SELECT. */
+  query(sql: string, params?: readonly unknown[]): Promise<Record<string, unknown>[]>;
   /** A fresh opaque token for a demo user (ADMIN, JSMITH, KLEE, PLANNER, AUDITOR). */
   token(userId: string, lifetimeMs?: number): Promise<string>;
   close(): Promise<void>;
@@ -52,11 +55,13 @@ export async function startTestService(
   opts: { metadataDir?: string; dbFile?: string; seed?: boolean; defaultCompany?: string; rules?: readonly EntityHooks[]; jwt?: JwtSettings; authRateLimit?: { windowMs: number; max: number }; webhooks?: Partial<WebhookOptions>; corsOrigins?: readonly string[]; publicMetadata?: boolean } = {},
 ): Promise<TestService> {
   const webhooks: WebhookOptions = { ...DEFAULT_WEBHOOKS, deliver: false, ...opts.webhooks };
+  // On the PostgreSQL run (jest.config.js project "postgres"), a fresh database of its own instead of SQLite's memory.
+  const pg = opts.dbFile === undefined && onPostgres() ? await createEmptyDatabase('svc') : undefined;
   const service = await createService(
     defaultOptions({
       metadataDir: opts.metadataDir ?? FIXTURE_METADATA,
-      dbFile: opts.dbFile ?? ':memory:',
-      logLevel: 'silent',
+      dbFile: opts.dbFile ?? pg?.url ?? ':memory:',
+      logLevel: (process.env['ECN_TEST_LOG'] as 'error' | undefined) ?? 'silent',
       webhooks,
       ...(opts.defaultCompany ? { defaultCompany: opts.defaultCompany } : {}),
       ...(opts.jwt ? { jwt: opts.jwt } : {}),
@@ -103,5 +108,17 @@ export async function startTestService(
   };
   const company = service.model.company.table;
   const companyIds = seeded?.companyIds ?? (await service.engine.db.all({ sql: `SELECT "id" FROM ${service.engine.dialect.quoteIdentifier(company)} ORDER BY "name"`, params: [] })).map((r) => String(r['id']));
-  return { service, root, companyIds, call, token, close: () => service.close() };
+  const close = async (): Promise<void> => {
+    await service.close();
+    await pg?.drop();
+  };
+  const query = async (sql: string, params: readonly unknown[] = []): Promise<Record<string, unknown>[]> => {
+    let n = 0;
+    const text = service.engine.name === 'postgres' ? sql.replace(/\?/g, () => `$${++n}`) : sql;
+    const q = { sql: text, params: params as never[] };
+    if (/^\s*(SELECT|WITH)\b/i.test(sql)) return service.engine.db.all(q);
+    await service.engine.db.run(q);
+    return [];
+  };
+  return { service, root, companyIds, call, query, token, close };
 }

@@ -20,7 +20,7 @@ beforeAll(async () => {
   idsOf = new Map();
   for (const type of t.service.model.entityTypes) {
     if (type.scope !== 'company') continue;
-    for (const r of t.service.db.raw.prepare(`SELECT "id", "_companyId" AS c FROM "${type.table}"`).all() as { id: string; c: string }[]) {
+    for (const r of (await t.query(`SELECT "id", "_companyId" AS c FROM "${type.table}"`)) as { id: string; c: string }[]) {
       let s = idsOf.get(r.c);
       if (s === undefined) idsOf.set(r.c, (s = new Set()));
       s.add(r.id);

@@ -4,7 +4,6 @@
  * when any of them goes to a thread; each answers what it answers alone.
  */
 import { jest } from '@jest/globals';
-import { ReadExecutor } from '../../src/db/read-executor.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 import { metadataWithLimits, tempDbFile } from '../helpers/metadata-copy.js';
 import { httpPart, multipart, readMultipart } from '../helpers/batch-bodies.js';
@@ -17,7 +16,7 @@ async function gets(t: TestService): Promise<string[]> {
 async function check(t: TestService): Promise<void> {
   const urls = await gets(t);
   const alone = await Promise.all(urls.map((u) => t.call('GET', `/${u}`)));
-  const spy = jest.spyOn(ReadExecutor.prototype, 'runTogether');
+  const spy = jest.spyOn(t.service.engine.reads, 'runTogether');
   try {
     const r = await t.call('POST', '/$batch', { body: multipart('b', urls.map((u) => httpPart(`GET ${u}`))), headers: { 'Content-Type': 'multipart/mixed; boundary=b', Prefer: 'odata.continue-on-error' } });
     const parts = readMultipart(r.headers['Content-Type'] as string, r.text);

@@ -26,12 +26,12 @@ function partsOf(r: TestResponse): ReadPart[] {
   return readMultipart(r.headers['Content-Type'] as string, r.text);
 }
 
-function count(table: 'outbox' | 'ecn' | 'comment' | 'task'): number {
+async function count(table: 'outbox' | 'ecn' | 'comment' | 'task'): Promise<number> {
   const name = table === 'outbox' ? '_outbox' : t.service.model.entityTypes.find((e) => e.name === { ecn: 'engChangeNotice', comment: 'engChangeNoticeComment', task: 'engChangeOrderTask' }[table])?.table;
-  return (t.service.db.raw.prepare(`SELECT count(*) AS n FROM "${name}"`).get() as { n: number }).n;
+  return Number((await t.query(`SELECT count(*) AS n FROM "${name}"`))[0]?.['n']);
 }
 
-const counts = (): number[] => [count('ecn'), count('comment'), count('task'), count('outbox')];
+const counts = (): Promise<number[]> => Promise.all([count('ecn'), count('comment'), count('task'), count('outbox')]);
 
 describe('a change set is one transaction', () => {
   // Part 1 creates an Active task (its rule raises EngChangeOrderTaskActivated), part 2 an ECN.
@@ -39,10 +39,10 @@ describe('a change set is one transaction', () => {
   const ecn = (id: string): string => httpPart('POST engChangeNotices', { body: NEW_ECN, mime: { 'Content-ID': id } });
 
   test('committed: every row and the event are there', async () => {
-    const before = counts();
+    const before = await counts();
     const parts = partsOf(await sendMultipart([changeSet('c', [activeTask('1'), ecn('2'), httpPart('POST $2/engChangeNoticeComments', { body: { comment: 'x' }, mime: { 'Content-ID': '3' } })])]));
     expect(parts[0]?.parts?.map((p) => [p.contentId, p.status])).toEqual([['1', 201], ['2', 201], ['3', 201]]);
-    expect(counts()).toEqual([before[0]! + 1, before[1]! + 1, before[2]! + 1, before[3]! + 1]);
+    expect(await counts()).toEqual([before[0]! + 1, before[1]! + 1, before[2]! + 1, before[3]! + 1]);
   });
 
   test('three ECNs in one change set draw three numbers from the series, as three requests would', async () => {
@@ -58,15 +58,15 @@ describe('a change set is one transaction', () => {
     ['a rule refuses it (inside the transaction)', httpPart(`POST engChangeOrders(${'$ECO'})/engChangeOrderTasks`, { body: { workCenterGroupCode: 'WC-ASM', subEngChangeOrderNo: 'ECO000002' }, mime: { 'Content-ID': '3' } }), 400, 'Application_DialogException'],
     ['its parent does not exist (inside the transaction)', httpPart('POST engChangeNotices(2f0c0a6e-1b2c-4d5e-8f90-0123456789ab)/engChangeNoticeComments', { body: { comment: 'x' }, mime: { 'Content-ID': '3' } }), 404, 'Internal_RecordNotFound'],
   ])('third part fails when %s: no row, no outbox event, one error for the change set', async (_, third, status, code) => {
-    const before = counts();
+    const before = await counts();
     const parts = partsOf(await sendMultipart([changeSet('c', [activeTask('1'), ecn('2'), third.replace('$ECO', ecoId)])]));
     expect(parts).toHaveLength(1);
     expect([parts[0]?.status, JSON.parse(parts[0]?.body ?? '{}').error.code]).toEqual([status, code]);
-    expect(counts()).toEqual(before);
+    expect(await counts()).toEqual(before);
   });
 
   test('JSON: the failed group answers the failure, and 424 for the others', async () => {
-    const before = counts();
+    const before = await counts();
     const r = await t.call('POST', '/$batch', {
       body: {
         requests: [
@@ -79,7 +79,7 @@ describe('a change set is one transaction', () => {
       },
     });
     expect(r.json.responses.map((x: { id: string; status: number }) => [x.id, x.status])).toEqual([['1', 424], ['2', 424], ['3', 400], ['4', 424], ['5', 200]]);
-    expect(counts()).toEqual(before);
+    expect(await counts()).toEqual(before);
   });
 });
 
@@ -149,7 +149,7 @@ describe('failures: stop, or go on when asked', () => {
 describe('each part is authorized as if sent alone, with the batch credentials', () => {
   test('a read-only user: the GETs answer, the writes are 403, a change set with a write changes nothing', async () => {
     const token = await t.token('KLEE');
-    const before = counts();
+    const before = await counts();
     const r = await sendMultipart(
       [httpPart('GET engChangeNotices/$count'), httpPart('POST engChangeNotices', { body: NEW_ECN }), changeSet('c', [httpPart(`PATCH engChangeOrderTasks(${ecoId})`, { body: { description: 'x' }, headers: { 'If-Match': '*' }, mime: { 'Content-ID': '1' } })]), httpPart('GET engChangeOrderTasks?$top=1')],
       { Prefer: 'odata.continue-on-error' },
@@ -158,7 +158,7 @@ describe('each part is authorized as if sent alone, with the batch credentials',
     const parts = partsOf(r);
     expect(parts.map((p) => p.status)).toEqual([200, 403, 403, 200]);
     expect(JSON.parse(parts[1]?.body ?? '{}').error.code).toBe('Authorization_PermissionDenied');
-    expect(counts()).toEqual(before);
+    expect(await counts()).toEqual(before);
   });
 
   test('a user of another company: a part addressing a company it has no grant in is 401, as alone', async () => {

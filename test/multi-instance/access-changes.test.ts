@@ -6,6 +6,7 @@
  * sees it, on either instance: no waiting period at all on SQLite. The database is a parameter as in
  * several-serve-processes.test.ts (ECN_MULTI_INSTANCE_DB).
  */
+import { createEmptyDatabase, onPostgres } from '../helpers/postgres.js';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -29,7 +30,7 @@ function cli(db: string, ...args: string[]): string {
 }
 
 test('a token revoked and a grant removed or given through the command line count on both instances from the next request', async () => {
-  const db = process.env['ECN_MULTI_INSTANCE_DB'] ?? path.join(dir, 'shared.sqlite');
+  const db = process.env['ECN_MULTI_INSTANCE_DB'] ?? (onPostgres() ? (await createEmptyDatabase('multi')).url : path.join(dir, 'shared.sqlite'));
   const a = await startServeProcess([], db);
   processes.push(a);
   const b = await startServeProcess([], db);

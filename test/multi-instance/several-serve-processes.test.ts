@@ -12,6 +12,7 @@
  * runs the same test on an (empty or earlier-seeded) PostgreSQL database once that engine is built in:
  * both runs share the database and count only what they wrote themselves.
  */
+import { createEmptyDatabase, onPostgres } from '../helpers/postgres.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -31,7 +32,7 @@ const processes: ServeProcess[] = [];
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ecn-instances-'));
-  db = process.env['ECN_MULTI_INSTANCE_DB'] ?? path.join(dir, 'shared.sqlite');
+  db = process.env['ECN_MULTI_INSTANCE_DB'] ?? (onPostgres() ? (await createEmptyDatabase('multi')).url : path.join(dir, 'shared.sqlite'));
   receiver = await startReceiver();
 });
 afterAll(async () => {

@@ -4,6 +4,7 @@
  * lock (BEGIN IMMEDIATE with the busy timeout, retried) and run once; every start succeeds. The
  * database is a parameter as in several-serve-processes.test.ts (ECN_MULTI_INSTANCE_DB).
  */
+import { createEmptyDatabase, onPostgres } from '../helpers/postgres.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -22,7 +23,7 @@ afterAll(() => {
 });
 
 test(`${STARTS} starts of a second instance while the first takes writes all succeed, and none of the writes fails`, async () => {
-  const db = process.env['ECN_MULTI_INSTANCE_DB'] ?? path.join(dir, 'shared.sqlite');
+  const db = process.env['ECN_MULTI_INSTANCE_DB'] ?? (onPostgres() ? (await createEmptyDatabase('multi')).url : path.join(dir, 'shared.sqlite'));
   const first = await startServeProcess([], db);
   processes.push(first);
   let writing = true;

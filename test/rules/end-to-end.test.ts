@@ -28,7 +28,7 @@ describe.each(['unscoped', 'company-scoped'])('%s URLs', (form) => {
   async function expectState(active: Name[], events: Name[]): Promise<void> {
     const tasks = (await t.call('GET', `${P}/engChangeOrders(${ecoId})/engChangeOrderTasks?$select=description,status`)).json.value as Entity[];
     expect(tasks.filter((x) => x['status'] === 'Active').map((x) => x['description']).sort()).toEqual([...active].sort());
-    const rows = outbox(t);
+    const rows = (await outbox(t));
     expect(rows.map((e) => nameOf((e.payload as { engChangeOrderTaskId: string }).engChangeOrderTaskId))).toEqual(events);
     for (const e of rows) {
       expect(e).toMatchObject({ eventName: 'EngChangeOrderTaskActivated', eventVersion: '1.0', status: 'Pending', companyId: t.companyIds[0] });

@@ -18,7 +18,7 @@ async function ecnIn(status: string, body: Record<string, unknown> = {}): Promis
   const ecn = await created(t, '/engChangeNotices', { sourceType: 'Item', sourceNumber: 'ITM-1', changeReasonCode: 'COST', ...body });
   if (status === 'New') return ecn;
   // Rules are not the subject here: put the ECN in its state directly.
-  t.service.db.raw.prepare('UPDATE "engChangeNotices" SET status = ? WHERE id = ?').run(status, ecn['id']);
+  await t.query('UPDATE "engChangeNotices" SET "status" = ? WHERE "id" = ?', [status, ecn['id']]);
   return ecn;
 }
 
@@ -40,7 +40,7 @@ describe('approval', () => {
     for (const form of forms) {
       await refused(t, () => patch(t, `${prefix(form)}/engChangeNotices(${ecn['id']})`, { status: 'Approved' }), 400, 'Application_DialogException', `its status is ${status}`, 'status');
     }
-    expect(row(t, 'engChangeNotices', ecn['id'])?.['status']).toBe(status);
+    expect((await row(t, 'engChangeNotices', ecn['id']))?.['status']).toBe(status);
   });
 
   test('without If-Match the approval is 428 and nothing changes', async () => {
@@ -100,7 +100,7 @@ describe('createEngChangeOrder', () => {
     const second = await t.call('POST', action(form, ecn['id']));
     expect(second.status).toBe(200);
     expect(second.json.number).not.toBe(first.json.number);
-    expect(row(t, 'engChangeNotices', ecn['id'])?.['status']).toBe('Approved');
+    expect((await row(t, 'engChangeNotices', ecn['id']))?.['status']).toBe('Approved');
   });
 
   test.each(['New', 'Pending_x0020_Approval', 'Rejected', 'Closed'])('on a %s ECN → 400; the ECN is untouched and no ECO is created', async (status) => {
@@ -126,6 +126,6 @@ describe('createEngChangeOrder', () => {
     const sub = await newEco(t);
     const task = await created(t, `/engChangeOrders(${eco['id']})/engChangeOrderTasks`, { subEngChangeOrderNo: sub['number'] });
     expect(task['subEngChangeOrderNo']).toBe(sub['number']);
-    expect(row(t, 'engChangeOrders', sub['id'])?.['parentEngChangeOrderNo']).toBe(eco['number']);
+    expect((await row(t, 'engChangeOrders', sub['id']))?.['parentEngChangeOrderNo']).toBe(eco['number']);
   });
 });

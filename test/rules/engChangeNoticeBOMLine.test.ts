@@ -61,7 +61,7 @@ test('PATCH with If-Match works on every entity route', async () => {
     expect(r.json['@odata.etag']).not.toBe(etag);
     etag = r.json['@odata.etag'];
   }
-  expect(row(t, 'engChangeNoticeBOMLines', line['id'])?.['newItemNumber']).toBe(`NEW-${'direct, scoped'.length}`);
+  expect((await row(t, 'engChangeNoticeBOMLines', line['id']))?.['newItemNumber']).toBe(`NEW-${'direct, scoped'.length}`);
 });
 
 test('PATCH without If-Match → 428, with a stale one → 412; nothing changes', async () => {
@@ -74,8 +74,8 @@ test('PATCH without If-Match → 428, with a stale one → 412; nothing changes'
 
 test('fields the service owns stay as they are on PATCH: the value sent is ignored (conventions §2, wave 2)', async () => {
   const url = entities()[0]?.[1] ?? '';
-  const before = row(t, 'engChangeNoticeBOMLines', String(line['id']))?.['quantityPer'];
+  const before = (await row(t, 'engChangeNoticeBOMLines', String(line['id'])))?.['quantityPer'];
   const r = await t.call('PATCH', url, { body: { quantityPer: 9 }, headers: { 'If-Match': '*' } });
   expect(r.status).toBe(200);
-  expect(row(t, 'engChangeNoticeBOMLines', String(line['id']))?.['quantityPer']).toBe(before);
+  expect((await row(t, 'engChangeNoticeBOMLines', String(line['id'])))?.['quantityPer']).toBe(before);
 });

@@ -20,7 +20,7 @@ async function planned(): Promise<{ eco: Entity; ids: Record<'a' | 'b' | 'c' | '
   const ids = {} as Record<'a' | 'b' | 'c' | 'd' | 'e' | 'f' | 'g', string>;
   for (const name of ['a', 'b', 'c', 'd', 'e', 'f', 'g'] as const) ids[name] = (await newTask(t, eco['id'], { description: name }))['id'];
   for (const [task, pred] of [['b', 'a'], ['c', 'a'], ['d', 'b'], ['d', 'c'], ['f', 'e']] as const) expect((await link(t, ids[task], ids[pred])).status).toBe(201);
-  t.service.db.raw.prepare('UPDATE "engChangeOrderTasks" SET status = ? WHERE id = ?').run('Finished', ids.e);
+  await t.query('UPDATE "engChangeOrderTasks" SET "status" = ? WHERE "id" = ?', ['Finished', ids.e]);
   return { eco, ids };
 }
 
@@ -31,22 +31,22 @@ describe('release', () => {
     ['PATCH engChangeOrderTasks({id})/engChangeOrder', (_eco: Entity, ids?: Record<string, string>): string => `/engChangeOrderTasks(${ids?.['g'] ?? ''})/engChangeOrder`],
   ])('%s activates exactly the Not Started tasks without unmet predecessors', async (_name, url) => {
     const { eco, ids } = await planned();
-    const mark = lastOutboxId(t);
+    const mark = (await lastOutboxId(t));
     const r = await patched(t, url(eco, ids), { status: 'Released' });
     expect(r['status']).toBe('Released');
-    expect(taskStatuses(t, [ids.a, ids.b, ids.c, ids.d, ids.e, ids.f, ids.g])).toEqual(['Active', 'Not_x0020_Started', 'Not_x0020_Started', 'Not_x0020_Started', 'Finished', 'Active', 'Active']);
-    expect(activatedSince(t, mark)).toEqual([ids.a, ids.f, ids.g]);
+    expect((await taskStatuses(t, [ids.a, ids.b, ids.c, ids.d, ids.e, ids.f, ids.g]))).toEqual(['Active', 'Not_x0020_Started', 'Not_x0020_Started', 'Not_x0020_Started', 'Finished', 'Active', 'Active']);
+    expect((await activatedSince(t, mark))).toEqual([ids.a, ids.f, ids.g]);
   });
 
   test('saving a Released order again activates nothing more; other orders are untouched', async () => {
     const { eco, ids } = await planned();
     const other = await planned();
     await patched(t, `/engChangeOrders(${eco['id']})`, { status: 'Released' });
-    const mark = lastOutboxId(t);
+    const mark = (await lastOutboxId(t));
     await patched(t, `/engChangeOrders(${eco['id']})`, { status: 'Released', description: 'again' });
-    expect(lastOutboxId(t)).toBe(mark);
-    expect(taskStatuses(t, Object.values(other.ids))).not.toContain('Active');
-    expect(taskStatuses(t, [ids.b])).toEqual(['Not_x0020_Started']);
+    expect((await lastOutboxId(t))).toBe(mark);
+    expect((await taskStatuses(t, Object.values(other.ids)))).not.toContain('Active');
+    expect((await taskStatuses(t, [ids.b]))).toEqual(['Not_x0020_Started']);
   });
 });
 
@@ -68,18 +68,18 @@ describe('delete', () => {
   ])('%s deletes its tasks, their sub orders and everything below', async (_name, url) => {
     const f = await family();
     expect((await t.call('DELETE', url(f))).status).toBe(204);
-    for (const eco of [f.eco, f.sub, f.subsub]) expect(row(t, 'engChangeOrders', eco['id'])).toBeUndefined();
-    for (const id of f.ids) expect(row(t, 'engChangeOrderTasks', id)).toBeUndefined();
-    const links = t.service.db.raw.prepare('SELECT count(*) AS n FROM "engChangeOrderTaskPredecessors" WHERE taskId IN (?, ?, ?, ?)').get(...f.ids) as { n: number };
-    expect(links.n).toBe(0);
+    for (const eco of [f.eco, f.sub, f.subsub]) expect((await row(t, 'engChangeOrders', eco['id']))).toBeUndefined();
+    for (const id of f.ids) expect((await row(t, 'engChangeOrderTasks', id))).toBeUndefined();
+    const links = await t.query('SELECT count(*) AS n FROM "engChangeOrderTaskPredecessors" WHERE "taskId" IN (?, ?, ?, ?)', f.ids);
+    expect(Number(links[0]?.['n'])).toBe(0);
   });
 
   test('deleting a sub order directly unlinks it from its parent task; the parent order stays', async () => {
     const f = await family();
     expect((await t.call('DELETE', `/engChangeOrders(${f.sub['id']})`)).status).toBe(204);
-    expect(row(t, 'engChangeOrderTasks', f.task['id'])?.['subEngChangeOrderNo']).toBeNull();
-    expect(row(t, 'engChangeOrders', f.eco['id'])).toBeDefined();
-    expect(row(t, 'engChangeOrders', f.subsub['id'])).toBeUndefined();
+    expect((await row(t, 'engChangeOrderTasks', f.task['id']))?.['subEngChangeOrderNo']).toBeNull();
+    expect((await row(t, 'engChangeOrders', f.eco['id']))).toBeDefined();
+    expect((await row(t, 'engChangeOrders', f.subsub['id']))).toBeUndefined();
   });
 });
 

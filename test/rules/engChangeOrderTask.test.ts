@@ -33,7 +33,7 @@ describe('workCenterGroupCode and subEngChangeOrderNo', () => {
     const other = await newEco(t);
     await refused(t, () => patch(t, nested(withGroup['id']), { subEngChangeOrderNo: other['number'] }), 400, 'Application_DialogException', 'WC-MACH and ' + String(other['number']), 'subEngChangeOrderNo');
     await refused(t, () => patch(t, `/companies(${t.companyIds[0]})/engChangeOrderTasks(${withSub['id']})`, { workCenterGroupCode: 'WC-ASM' }), 400, 'Application_DialogException', 'cannot both be set', 'workCenterGroupCode');
-    expect(row(t, 'engChangeOrders', other['id'])?.['parentEngChangeOrderNo']).toBeNull();
+    expect((await row(t, 'engChangeOrders', other['id']))?.['parentEngChangeOrderNo']).toBeNull();
   });
 
   test('switching from one to the other in one PATCH is fine', async () => {
@@ -120,37 +120,37 @@ describe('activation when a task is finished', () => {
   test('in a Released ECO each finished task activates its successor, with one event each', async () => {
     const { ids } = await chain('Released');
     const [a, b, c] = ids as [string, string, string];
-    expect(taskStatuses(t, ids)).toEqual(['Active', 'Not_x0020_Started', 'Not_x0020_Started']);
-    const mark = lastOutboxId(t);
+    expect((await taskStatuses(t, ids))).toEqual(['Active', 'Not_x0020_Started', 'Not_x0020_Started']);
+    const mark = (await lastOutboxId(t));
     await patched(t, `/engChangeOrderTasks(${a})`, { status: 'Finished' });
-    expect(taskStatuses(t, ids)).toEqual(['Finished', 'Active', 'Not_x0020_Started']);
+    expect((await taskStatuses(t, ids))).toEqual(['Finished', 'Active', 'Not_x0020_Started']);
     await patched(t, `/engChangeOrderTasks(${b})`, { status: 'Finished' });
-    expect(taskStatuses(t, ids)).toEqual(['Finished', 'Finished', 'Active']);
-    expect(activatedSince(t, mark)).toEqual([b, c]);
-    const events = outbox(t).filter((e) => e.id > mark);
+    expect((await taskStatuses(t, ids))).toEqual(['Finished', 'Finished', 'Active']);
+    expect((await activatedSince(t, mark))).toEqual([b, c]);
+    const events = (await outbox(t)).filter((e) => e.id > mark);
     expect(events.map((e) => [e.eventName, e.eventVersion, e.status, e.companyId])).toEqual([
       ['EngChangeOrderTaskActivated', '1.0', 'Pending', t.companyIds[0]],
       ['EngChangeOrderTaskActivated', '1.0', 'Pending', t.companyIds[0]],
     ]);
     await patched(t, `/engChangeOrderTasks(${c})`, { status: 'Finished' });
-    expect(lastOutboxId(t)).toBe(mark + 2);
+    expect((await lastOutboxId(t))).toBe(mark + 2);
   });
 
   test('in an ECO that is not Released nothing is activated', async () => {
     const { ids } = await chain('New');
-    const mark = lastOutboxId(t);
+    const mark = (await lastOutboxId(t));
     await patched(t, `/engChangeOrderTasks(${ids[0]})`, { status: 'Finished' });
-    expect(taskStatuses(t, ids)).toEqual(['Finished', 'Not_x0020_Started', 'Not_x0020_Started']);
-    expect(lastOutboxId(t)).toBe(mark);
+    expect((await taskStatuses(t, ids))).toEqual(['Finished', 'Not_x0020_Started', 'Not_x0020_Started']);
+    expect((await lastOutboxId(t))).toBe(mark);
   });
 
   test('a task set to Active by hand raises the event once; saving it again raises none', async () => {
     const eco = await newEco(t);
     const task = await newTask(t, eco['id']);
-    const mark = lastOutboxId(t);
+    const mark = (await lastOutboxId(t));
     await patched(t, `/engChangeOrders(${eco['id']})/engChangeOrderTasks(${task['id']})`, { status: 'Active' });
     await patched(t, `/engChangeOrders(${eco['id']})/engChangeOrderTasks(${task['id']})`, { status: 'Active', processedBy: 'KLEE' });
-    expect(activatedSince(t, mark)).toEqual([task['id']]);
+    expect((await activatedSince(t, mark))).toEqual([task['id']]);
   });
 
   test('a refused write raises no event', async () => {

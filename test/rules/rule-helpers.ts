@@ -20,8 +20,8 @@ export const RULE_TABLES = [
 ] as const;
 
 /** Every row of the tables, in insertion order (compare two snapshots with toEqual). */
-export function snapshot(t: TestService, tables: readonly string[] = RULE_TABLES): Record<string, unknown[]> {
-  return Object.fromEntries(tables.map((table) => [table, t.service.db.raw.prepare(`SELECT * FROM "${table}" ORDER BY rowid`).all()]));
+export async function snapshot(t: TestService, tables: readonly string[] = RULE_TABLES): Promise<Record<string, unknown[]>> {
+  return Object.fromEntries(await Promise.all(tables.map(async (table) => [table, await t.query(`SELECT * FROM "${table}" ORDER BY "id"`)] as const)));
 }
 
 /** Asserts an OData error: status, code, a message substring and, when given, the target. */
@@ -34,10 +34,10 @@ export function expectError(r: TestResponse, status: number, code: string, messa
 
 /** Runs a request that a rule must refuse, and asserts that it changed no row. */
 export async function refused(t: TestService, request: () => Promise<TestResponse>, status: number, code: string, message: string | RegExp, target?: string): Promise<TestResponse> {
-  const before = snapshot(t);
+  const before = (await snapshot(t));
   const r = await request();
   expectError(r, status, code, message, target);
-  expect(snapshot(t)).toEqual(before);
+  expect((await snapshot(t))).toEqual(before);
   return r;
 }
 
@@ -76,18 +76,18 @@ export async function link(t: TestService, taskId: string, predecessorId: string
 }
 
 /** The stored row of an entity (or undefined), read directly from its table. */
-export function row(t: TestService, table: string, id: string): Record<string, unknown> | undefined {
-  return t.service.db.raw.prepare(`SELECT * FROM "${table}" WHERE id = ?`).get(id) as Record<string, unknown> | undefined;
+export async function row(t: TestService, table: string, id: string): Promise<Record<string, unknown> | undefined> {
+  return (await t.query(`SELECT * FROM "${table}" WHERE id = ?`, [id]))[0];
 }
 
 /** Status of each task, by id. */
-export function taskStatuses(t: TestService, ids: readonly string[]): string[] {
-  return ids.map((id) => String(row(t, 'engChangeOrderTasks', id)?.['status']));
+export async function taskStatuses(t: TestService, ids: readonly string[]): Promise<string[]> {
+  return Promise.all(ids.map(async (id) => String((await row(t, 'engChangeOrderTasks', id))?.['status'])));
 }
 
 /** The outbox rows, payload parsed. */
-export function outbox(t: TestService): { id: number; companyId: string | null; eventName: string; eventVersion: string; payload: unknown; status: string }[] {
-  const rows = t.service.db.raw.prepare('SELECT * FROM "_outbox" ORDER BY id').all() as Record<string, unknown>[];
+export async function outbox(t: TestService): Promise<{ id: number; companyId: string | null; eventName: string; eventVersion: string; payload: unknown; status: string }[]> {
+  const rows = await t.query('SELECT * FROM "_outbox" ORDER BY id');
   return rows.map((r) => ({
     id: Number(r['id']),
     companyId: (r['companyId'] ?? null) as string | null,
@@ -99,13 +99,13 @@ export function outbox(t: TestService): { id: number; companyId: string | null; 
 }
 
 /** The task ids named by the outbox events after index `from`. */
-export function activatedSince(t: TestService, from: number): string[] {
-  return outbox(t)
+export async function activatedSince(t: TestService, from: number): Promise<string[]> {
+  return (await outbox(t))
     .filter((e) => e.id > from)
     .map((e) => (e.payload as { engChangeOrderTaskId: string }).engChangeOrderTaskId);
 }
 
 /** The id of the last outbox row (0 when empty). */
-export function lastOutboxId(t: TestService): number {
-  return outbox(t).at(-1)?.id ?? 0;
+export async function lastOutboxId(t: TestService): Promise<number> {
+  return (await outbox(t)).at(-1)?.id ?? 0;
 }

@@ -56,9 +56,9 @@ export const COMPANY_B = {
   ],
 } as const;
 
-/** Starts a service on an empty in-memory database with the fixture rows. */
-export async function startGoldenService(): Promise<Service> {
-  const service = await createService(defaultOptions({ metadataDir: FIXTURE_METADATA, dbFile: ':memory:', logLevel: 'silent' }));
+/** Starts a service on an empty database (SQLite in memory, or the PostgreSQL URL `dbFile`) with the fixture rows. */
+export async function startGoldenService(dbFile = ':memory:'): Promise<Service> {
+  const service = await createService(defaultOptions({ metadataDir: FIXTURE_METADATA, dbFile, logLevel: 'silent' }));
   const svc = service.context;
   const stamp = { userId: 'GOLDEN', now: new Date('2026-01-01T00:00:00.000Z') };
   const type = (name: string) => {

@@ -1,12 +1,11 @@
 /**
  * Runs a query string through the real parser, binder, planner and compiler for engChangeNotices of
- * company A, returning the compiled SQL and parameters, and the numbers of the rows it selects.
+ * company A in the service's engine's dialect, returning the compiled SQL and parameters, and the rows it selects.
  */
 import { parseQueryOptions } from '../../src/uri/parse-options.js';
 import { planQuery } from '../../src/query/plan-query.js';
 import { planRead } from '../../src/query/plan-read.js';
 import { compile, type CompiledQuery } from '../../src/sql/compile.js';
-import { sqliteDialect } from '../../src/sql/sqlite-dialect.js';
 import type { Service } from '../../src/service.js';
 import { ID } from './golden-fixture.js';
 
@@ -18,13 +17,18 @@ export function compileQuery(service: Service, query: string, typeName = 'engCha
   const type = service.model.entityTypeByName.get(typeName);
   if (type === undefined) throw new Error(typeName);
   const options = parseQueryOptions(query);
-  const planned = planQuery({ model: service.model, dialect: sqliteDialect, type, options, aliases: options.aliases, now: NOW, depth: 0 });
+  const planned = planQuery({ model: service.model, dialect: service.engine.dialect, type, options, aliases: options.aliases, now: NOW, depth: 0 });
   const select = new Set(planned.read.select ?? []);
   if (planned.read.select === undefined) select.add('number');
-  return compile(planRead({ type, companyId: ID.companyA, conditions: [], ...planned.read, select }), sqliteDialect);
+  return compile(planRead({ type, companyId: ID.companyA, conditions: [], ...planned.read, select }), service.engine.dialect);
 }
 
 /** Executes a compiled query and returns the selected rows. */
 export function run(service: Service, q: CompiledQuery): Record<string, unknown>[] {
   return service.db.all(q);
+}
+
+/** Executes a compiled query on any engine and returns the selected rows. */
+export async function runOnEngine(service: Service, q: CompiledQuery): Promise<Record<string, unknown>[]> {
+  return service.engine.db.all(q);
 }

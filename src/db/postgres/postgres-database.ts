@@ -1,0 +1,140 @@
+/**
+ * The PostgreSQL connections (node-postgres): a pool whose statements answer with promises, each
+ * compiled statement prepared once per connection (named by its text), transactions on one pooled
+ * connection, and values converted to the stored forms SQLite gives (postgres-types.ts).
+ */
+import pg from 'pg';
+import type { CompiledQuery } from '../../sql/compile.js';
+import type { DbRow, Statements } from '../engine.js';
+import { postgresTypes } from './postgres-types.js';
+
+/** Names of prepared statements by SQL text, shared by every connection (each prepares a name on first use). */
+const statementNames = new Map<string, string>();
+/** Past this many distinct texts, new ones run unnamed (parsed each time) instead of growing every connection's cache. */
+const MAX_NAMED = 5000;
+
+function queryConfig(q: CompiledQuery): pg.QueryConfig {
+  let name = statementNames.get(q.sql);
+  if (name === undefined && statementNames.size < MAX_NAMED) {
+    name = `s${statementNames.size}`;
+    statementNames.set(q.sql, name);
+  }
+  return { name, text: q.sql, values: q.params as unknown[] };
+}
+
+/** Isolation of a transaction (PostgreSQL's default is READ COMMITTED). */
+export type Isolation = 'READ COMMITTED' | 'REPEATABLE READ' | 'SERIALIZABLE';
+
+/** Statements on one connection (inside a transaction, or a session the caller holds). */
+export class PostgresSession implements Statements {
+  constructor(readonly client: pg.ClientBase) {}
+
+  async get(q: CompiledQuery): Promise<DbRow | undefined> {
+    return (await this.client.query(queryConfig(q))).rows[0] as DbRow | undefined;
+  }
+
+  async all(q: CompiledQuery): Promise<DbRow[]> {
+    return (await this.client.query(queryConfig(q))).rows as DbRow[];
+  }
+
+  async run(q: CompiledQuery): Promise<number> {
+    return (await this.client.query(queryConfig(q))).rowCount ?? 0;
+  }
+
+  /** Every row as an array of its column values, in column order. */
+  async rows(q: CompiledQuery): Promise<unknown[][]> {
+    return (await this.client.query({ ...queryConfig(q), rowMode: 'array' })).rows as unknown[][];
+  }
+
+  /** Runs SQL text without parameters (DDL; several statements allowed). */
+  async exec(sql: string): Promise<void> {
+    await this.client.query(sql);
+  }
+}
+
+/** Options of a pool. */
+export interface PostgresPoolOptions {
+  /** Connections at most (pg's default is 10). */
+  readonly max?: number;
+  /** Ends any statement that runs longer (PostgreSQL's statement_timeout, SQLSTATE 57014); 0 for none. */
+  readonly statementTimeoutMs?: number;
+  /** Shown in pg_stat_activity. */
+  readonly applicationName?: string;
+}
+
+/** The pool, and statements that each take any connection of it. */
+export class PostgresDatabase implements Statements {
+  constructor(readonly pool: pg.Pool) {}
+
+  async get(q: CompiledQuery): Promise<DbRow | undefined> {
+    return (await this.pool.query(queryConfig(q))).rows[0] as DbRow | undefined;
+  }
+
+  async all(q: CompiledQuery): Promise<DbRow[]> {
+    return (await this.pool.query(queryConfig(q))).rows as DbRow[];
+  }
+
+  async run(q: CompiledQuery): Promise<number> {
+    return (await this.pool.query(queryConfig(q))).rowCount ?? 0;
+  }
+
+  /** Every row as an array of its column values, in column order. */
+  async rows(q: CompiledQuery): Promise<unknown[][]> {
+    return (await this.pool.query({ ...queryConfig(q), rowMode: 'array' })).rows as unknown[][];
+  }
+
+  /** Runs SQL text without parameters on any connection (DDL; several statements allowed). */
+  async exec(sql: string): Promise<void> {
+    await this.pool.query(sql);
+  }
+
+  /** Runs `fn` on one connection held for it. */
+  async session<T>(fn: (s: PostgresSession) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      return await fn(new PostgresSession(client));
+    } catch (e) {
+      // A connection whose statement was cancelled or lost mid-protocol is not given back to others.
+      if (e instanceof Error && !('code' in e)) broken = e;
+      throw e;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  /** Runs `body` in one transaction on one connection: COMMIT when it resolves, ROLLBACK when it throws. */
+  async transaction<T>(body: (tx: PostgresSession) => Promise<T>, options: { readonly isolation?: Isolation; readonly readOnly?: boolean } = {}): Promise<T> {
+    return this.session(async (s) => {
+      const mode = `${options.isolation === undefined ? '' : ` ISOLATION LEVEL ${options.isolation}`}${options.readOnly === true ? ' READ ONLY' : ''}`;
+      await s.exec(`BEGIN${mode}`);
+      try {
+        const result = await body(s);
+        await s.exec('COMMIT');
+        return result;
+      } catch (e) {
+        await s.exec('ROLLBACK').catch(() => undefined);
+        throw e;
+      }
+    });
+  }
+
+  /** Closes every connection. */
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}
+
+/** Opens a pool on a `postgres://` URL (connections are made on first use). */
+export function openPostgres(url: string, options: PostgresPoolOptions = {}): PostgresDatabase {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.max ?? 10,
+    types: postgresTypes,
+    application_name: options.applicationName ?? 'ecn-odata',
+    ...(options.statementTimeoutMs !== undefined && options.statementTimeoutMs > 0 ? { statement_timeout: options.statementTimeoutMs } : {}),
+  });
+  // An idle connection the server dropped (a restart, a failover) must not end the process.
+  pool.on('error', () => undefined);
+  return new PostgresDatabase(pool);
+}

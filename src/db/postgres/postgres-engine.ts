@@ -1,0 +1,203 @@
+/**
+ * PostgreSQL (15 or newer) as an engine (db/engine.ts): a node-postgres pool whose statements answer
+ * with promises, in the stored forms SQLite gives (postgres-types.ts, postgres-ddl.ts), so the same
+ * core code, rules and tests serve both. A transaction holds one pooled connection; its async context
+ * (AsyncLocalStorage) carries it, so a transaction opened inside it is a savepoint of it and the
+ * statements of `db` and the reads issued there run on its connection (an import's batches join the
+ * seed's transaction; a write answers with what it wrote). Transactions are SERIALIZABLE: the write
+ * path reads first and then writes (If-Match versions, the next line number, unique checks), which
+ * SQLite's single writer makes safe; here a transaction that another changed the ground under fails
+ * with a serialization failure and runs again, as do deadlocks and lock failures, a few times before
+ * it becomes a 503 (postgres-errors.ts).
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Engine, EngineLimits, Statements, Transaction } from '../engine.js';
+import type { CompiledQuery } from '../../sql/compile.js';
+import type { EdmModel } from '../../edm/model.js';
+import type { MigrationReport } from '../migrate.js';
+import type { ODataError } from '../../errors/odata-error.js';
+import { redactUrl } from '../open-engine.js';
+import { openPostgres, type PostgresDatabase, type PostgresSession } from './postgres-database.js';
+import { postgresDialect } from './postgres-dialect.js';
+import { isRetryable, postgresError } from './postgres-errors.js';
+import { migrateIn, MIGRATION_LOCK } from './postgres-migrate.js';
+import { postgresAuthTablesSql, postgresDeliveryTablesSql, postgresOutboxSql } from './postgres-framework-tables.js';
+import { PostgresReads } from './postgres-reads.js';
+import { schemaStamp, storedStamp, writeStamp } from './postgres-schema-stamp.js';
+
+/** The transaction an async context is in. */
+interface OpenTransaction {
+  readonly session: PostgresSession;
+  /** Savepoints open now (their names are by depth). */
+  depth: number;
+}
+
+/** Statements that answer with promises (PostgreSQL's `db`). */
+export type AsyncStatements = { readonly [K in keyof Statements]: (q: CompiledQuery) => Promise<Awaited<ReturnType<Statements[K]>>> };
+
+/** Runs of a transaction that lost to another writer, at most. */
+const MAX_ATTEMPTS = 25;
+/** A period in which lookups cached from the access tables need no new check (auth/access-cache.ts), ms. */
+const CACHE_PERIOD_MS = 250;
+
+const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** PostgreSQL (see the file comment). */
+export class PostgresEngine implements Engine {
+  readonly name = 'postgres';
+  readonly dialect = postgresDialect;
+  readonly location: string;
+  readonly reads: PostgresReads;
+  readonly db: AsyncStatements;
+  private readonly context = new AsyncLocalStorage<OpenTransaction>();
+  private epoch = 0;
+  private epochPeriod = 0;
+
+  constructor(
+    readonly database: PostgresDatabase,
+    url: string,
+    private readonly limits: EngineLimits,
+  ) {
+    this.location = redactUrl(url);
+    this.reads = new PostgresReads(database, () => this.context.getStore()?.session);
+    const on = (): AsyncStatements => this.context.getStore()?.session ?? database;
+    this.db = {
+      get: (q: CompiledQuery) => on().get(q),
+      all: (q: CompiledQuery) => on().all(q),
+      run: async (q: CompiledQuery) => {
+        const n = await on().run(q);
+        if (this.context.getStore() === undefined) this.epoch++;
+        return n;
+      },
+    };
+  }
+
+  transaction<T>(body: (tx: Transaction) => Promise<T>): Promise<T> {
+    const open = this.context.getStore();
+    if (open !== undefined) return savepoint(open, () => body(statementsOf(open)));
+    return this.newTransaction(body);
+  }
+
+  private async newTransaction<T>(body: (tx: Transaction) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const value = await this.database.transaction(
+          (session) => {
+            const open: OpenTransaction = { session, depth: 0 };
+            return this.context.run(open, () => body(statementsOf(open)));
+          },
+          { isolation: 'SERIALIZABLE' },
+        );
+        this.epoch++;
+        return value;
+      } catch (e) {
+        if (!isRetryable(e) || attempt === MAX_ATTEMPTS) throw e;
+        // Apart at random, longer each time (to 200 ms), so the transactions that collided do not collide again.
+        await pause(Math.random() * Math.min(200, 2 ** attempt));
+      }
+    }
+  }
+
+  /**
+   * The model's tables and the framework's own in one transaction holding an advisory lock: instances
+   * that start together take turns, and one that finds the work done changes nothing; instances already
+   * serving go on (PostgreSQL's DDL is transactional, so they see the schema before or after, whole).
+   * A database whose schema stamp matches the model gets no DDL at all (postgres-schema-stamp.ts).
+   */
+  async migrate(model: EdmModel, options: { readonly dryRun?: boolean } = {}): Promise<MigrationReport> {
+    // Its DDL locks tables that running instances write: a deadlock with one of them runs it again.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.migrateOnce(model, options);
+      } catch (e) {
+        if (!isRetryable(e) || attempt === MAX_ATTEMPTS) throw e;
+        await pause(Math.random() * Math.min(200, 2 ** attempt));
+      }
+    }
+  }
+
+  private async migrateOnce(model: EdmModel, options: { readonly dryRun?: boolean }): Promise<MigrationReport> {
+    const rollback = new Error('dry run');
+    let report: MigrationReport | undefined;
+    try {
+      await this.database.transaction(async (s) => {
+        // Waiting for another instance's migration is not a request: no deadline.
+        await s.exec('SET LOCAL statement_timeout = 0');
+        await s.get({ sql: 'SELECT pg_advisory_xact_lock($1::bigint)', params: [MIGRATION_LOCK] });
+        const stamp = schemaStamp(model);
+        if ((await storedStamp(s)) === stamp) {
+          report = { createdTables: [], addedColumns: [], droppedIndexes: [], recountedCounters: [], stampedEtags: {} };
+          return;
+        }
+        report = await migrateIn(s, model);
+        for (const sql of [...postgresOutboxSql(), ...postgresDeliveryTablesSql(), ...postgresAuthTablesSql(model.company.table)]) await s.exec(sql);
+        await writeStamp(s, stamp);
+        if (options.dryRun === true) throw rollback;
+      });
+    } catch (e) {
+      if (e !== rollback) throw e;
+    }
+    if (report === undefined) throw new Error('migration gave no report');
+    return report;
+  }
+
+  enterRequest(): void {
+    // Every statement sees the latest commit (READ COMMITTED): no snapshot to share.
+  }
+
+  leaveRequest(): void {}
+
+  /**
+   * A new number every CACHE_PERIOD_MS (another instance's revocation counts within it) and after every
+   * write this instance committed (its own counts at once, as on SQLite).
+   */
+  get cacheEpoch(): number {
+    const period = Math.floor(Date.now() / CACHE_PERIOD_MS);
+    if (period !== this.epochPeriod) {
+      this.epochPeriod = period;
+      this.epoch++;
+    }
+    return this.epoch;
+  }
+
+  /** An arrow: callers pass it on unbound (core/handle.ts). */
+  readonly mapError = (e: unknown): ODataError | undefined => postgresError(e, this.limits.requestTimeoutMs);
+
+  close(): Promise<void> {
+    return this.database.close();
+  }
+}
+
+/** The statements of an open transaction, nesting savepoints. */
+function statementsOf(open: OpenTransaction): Transaction {
+  const s = open.session;
+  return {
+    get: (q) => s.get(q),
+    all: (q) => s.all(q),
+    run: (q) => s.run(q),
+    savepoint: (body) => savepoint(open, body),
+  };
+}
+
+/** Runs `body` in a savepoint of the open transaction: a throw undoes what it did and rethrows. */
+async function savepoint<T>(open: OpenTransaction, body: () => Promise<T>): Promise<T> {
+  const name = `sp${++open.depth}`;
+  try {
+    await open.session.exec(`SAVEPOINT "${name}"`);
+    try {
+      const value = await body();
+      await open.session.exec(`RELEASE SAVEPOINT "${name}"`);
+      return value;
+    } catch (e) {
+      await open.session.exec(`ROLLBACK TO SAVEPOINT "${name}"`).catch(() => undefined);
+      throw e;
+    }
+  } finally {
+    open.depth--;
+  }
+}
+
+/** Opens a PostgreSQL engine on a `postgres://` URL; the first statement connects. */
+export function openPostgresEngine(url: string, limits: EngineLimits): PostgresEngine {
+  return new PostgresEngine(openPostgres(url, { statementTimeoutMs: limits.requestTimeoutMs }), url, limits);
+}

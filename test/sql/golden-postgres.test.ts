@@ -1,0 +1,60 @@
+/**
+ * Golden SQL on PostgreSQL: the exact SQL and parameters the PostgreSQL dialect gives for the cases
+ * where it differs from SQLite's (null-safe equality, NULL placement, `$n` placeholders, LIMIT without
+ * SQLite's -1, Unicode case mapping, integer division, JSON built in the database), each executed on
+ * the real server; then every golden case of golden-cases.ts executed there, selecting the same rows
+ * as on SQLite. The server is the one the run starts (test/postgres/global-setup.mjs).
+ */
+import { startGoldenService } from './golden-fixture.js';
+import { compileQuery, runOnEngine } from './golden-harness.js';
+import { A, cases } from './golden-cases.js';
+import { createEmptyDatabase, type EmptyDatabase } from '../helpers/postgres.js';
+import type { Service } from '../../src/service.js';
+
+let service: Service;
+let database: EmptyDatabase;
+beforeAll(async () => {
+  database = await createEmptyDatabase('golden');
+  service = await startGoldenService(database.url);
+});
+afterAll(async () => {
+  await service.close();
+  await database.drop();
+});
+
+const COLS = 'SELECT "t0"."id" AS "id", "t0"."number" AS "number", "t0"."_version" AS "_version" FROM "engChangeNotices" AS "t0"';
+const ORDER = ' ORDER BY "t0"."number" ASC NULLS FIRST, "t0"."id" ASC';
+
+const exact: { q: string; sql: string; params: readonly unknown[]; rows: readonly string[] }[] = [
+  // eq is null-safe (OData: null eq null is true): IS NOT DISTINCT FROM, the value bound as $2.
+  { q: "$filter=drawingNumber%20eq%20null", sql: `${COLS} WHERE (("t0"."_companyId" = $1) AND ("t0"."drawingNumber" IS NOT DISTINCT FROM $2))${ORDER}`, params: [A, null], rows: ['N03'] },
+  // NULLs first ascending, last descending, as SQLite orders them.
+  { q: '$orderby=drawingTypeCode%20desc&$top=3', sql: `${COLS} WHERE ("t0"."_companyId" = $1) ORDER BY "t0"."drawingTypeCode" DESC NULLS LAST, "t0"."id" ASC LIMIT $2`, params: [A, 3n], rows: ['N05', 'N02', 'N06'] },
+  { q: '$orderby=drawingTypeCode&$top=3', sql: `${COLS} WHERE ("t0"."_companyId" = $1) ORDER BY "t0"."drawingTypeCode" ASC NULLS FIRST, "t0"."id" ASC LIMIT $2`, params: [A, 3n], rows: ['N03', 'N07', 'N09'] },
+  // Unicode case mapping by the function the migration creates (postgres-functions.ts).
+  { q: "$filter=tolower(drawingNumber)%20eq%20'ünïcödé%20ø'", sql: `${COLS} WHERE (("t0"."_companyId" = $1) AND (odata_tolower("t0"."drawingNumber") IS NOT DISTINCT FROM $2))${ORDER}`, params: [A, 'ünïcödé ø'], rows: ['N04'] },
+  // Integer division truncates; a zero divisor is NULL (nullif), as on SQLite, not an error.
+  { q: '$filter=sourceSequence%20div%203%20eq%203', sql: `${COLS} WHERE (("t0"."_companyId" = $1) AND (("t0"."sourceSequence" / nullif($2, 0)) IS NOT DISTINCT FROM $3))${ORDER}`, params: [A, 3n, 3n], rows: ['N02', 'N07'] },
+  // OFFSET alone: no LIMIT -1.
+  { q: '$skip=8', sql: `${COLS} WHERE ("t0"."_companyId" = $1)${ORDER} OFFSET $2`, params: [A, 8n], rows: ['N09', 'N10'] },
+];
+
+test.each(exact)('$q: exact PostgreSQL SQL, then executed', async (c) => {
+  const q = compileQuery(service, c.q);
+  expect({ sql: q.sql, params: q.params }).toEqual({ sql: c.sql, params: c.params });
+  expect((await runOnEngine(service, q)).map((r) => r['number'])).toEqual(c.rows);
+});
+
+test('every golden case selects on PostgreSQL the rows it selects on SQLite', async () => {
+  const wrong: string[] = [];
+  for (const c of cases) {
+    const rows = (await runOnEngine(service, compileQuery(service, c.q))).map((r) => r['number']);
+    if (JSON.stringify(rows) !== JSON.stringify(c.rows)) wrong.push(`${c.q}: ${JSON.stringify(rows)} (SQLite: ${JSON.stringify(c.rows)})`);
+  }
+  expect(wrong).toEqual([]);
+});
+
+test('expanded rows come back as JSON built by the database', async () => {
+  const one = await runOnEngine(service, compileQuery(service, "$select=number&$expand=engChangeNoticeComments($select=comment;$orderby=comment%20desc;$top=1)&$filter=number%20eq%20'N01'"));
+  expect(JSON.parse(String(one[0]?.['engChangeNoticeComments'])).map((c: { comment: string }) => c.comment)).toEqual(['first']);
+});

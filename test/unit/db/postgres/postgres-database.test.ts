@@ -1,0 +1,41 @@
+/**
+ * The PostgreSQL connections on a real server: values come back in SQLite's stored forms, statements
+ * are prepared once per connection, and a transaction that throws leaves nothing behind.
+ */
+import { createTestDatabase, type TestDatabase } from '../../../helpers/postgres.js';
+
+let t: TestDatabase;
+beforeAll(async () => {
+  t = await createTestDatabase('pgdb');
+  await t.db.exec('CREATE TABLE "x" ("id" integer PRIMARY KEY, "name" text COLLATE "C")');
+});
+afterAll(() => t.drop());
+
+const q = (sql: string, params: unknown[] = []) => ({ sql, params: params as never[] });
+
+test('values come back as SQLite gives them: booleans 1/0, bigint as a number (a bigint past 2^53), JSON as its text', async () => {
+  const row = await t.db.get(q(`SELECT (1 < 2) AS "yes", (1 > 2) AS "no", count(*) AS "n", 9007199254740993::bigint AS "big", json_build_array(1, 'a') AS "j", 2.5::float8 AS "f", 1.25::numeric AS "num", NULL::boolean AS "none"`));
+  expect(row).toEqual({ yes: 1, no: 0, n: 1, big: 9007199254740993n, j: '[1, "a"]', f: 2.5, num: 1.25, none: null });
+});
+
+test('run answers the rows changed; a parameterised statement runs again with new values', async () => {
+  expect(await t.db.run(q('INSERT INTO "x" ("id", "name") VALUES ($1, $2)', [1, 'a']))).toBe(1);
+  expect(await t.db.run(q('INSERT INTO "x" ("id", "name") VALUES ($1, $2)', [2, 'b']))).toBe(1);
+  expect(await t.db.all(q('SELECT "name" FROM "x" WHERE "id" >= $1 ORDER BY "id"', [1]))).toEqual([{ name: 'a' }, { name: 'b' }]);
+});
+
+test('a transaction that throws is rolled back; one that resolves is committed', async () => {
+  await expect(
+    t.db.transaction(async (tx) => {
+      await tx.run(q('INSERT INTO "x" ("id", "name") VALUES ($1, $2)', [3, 'c']));
+      throw new Error('no');
+    }),
+  ).rejects.toThrow('no');
+  expect(await t.db.get(q('SELECT count(*) AS "n" FROM "x" WHERE "id" = $1', [3]))).toEqual({ n: 0 });
+  await t.db.transaction((tx) => tx.run(q('INSERT INTO "x" ("id", "name") VALUES ($1, $2)', [3, 'c'])));
+  expect(await t.db.get(q('SELECT count(*) AS "n" FROM "x" WHERE "id" = $1', [3]))).toEqual({ n: 1 });
+});
+
+test('a session gives rows as arrays', async () => {
+  expect(await t.db.session((s) => s.rows(q('SELECT "id", "name" FROM "x" WHERE "id" = $1', [2])))).toEqual([[2, 'b']]);
+});

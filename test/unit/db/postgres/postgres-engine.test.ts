@@ -1,0 +1,93 @@
+/**
+ * The PostgreSQL engine's contract (db/engine.ts) on a real server: a transaction inside a
+ * transaction's async context is a savepoint of it, and `db` statements and reads issued there join
+ * it; a transaction that loses a serialization conflict runs again; lock waits and cancelled
+ * statements map to the OData errors SQLite's give; the cache epoch moves with local writes.
+ */
+import { createEmptyDatabase, type EmptyDatabase } from '../../../helpers/postgres.js';
+import { openPostgresEngine, type PostgresEngine } from '../../../../src/db/postgres/postgres-engine.js';
+import { DEFAULT_LIMITS } from '../../../../src/edm/service-limits.js';
+
+let database: EmptyDatabase;
+let engine: PostgresEngine;
+beforeAll(async () => {
+  database = await createEmptyDatabase('pgengine');
+  engine = openPostgresEngine(database.url, { ...DEFAULT_LIMITS, requestTimeoutMs: 300 });
+  await engine.db.run(q('CREATE TABLE "x" ("id" integer PRIMARY KEY, "n" integer NOT NULL DEFAULT 0)'));
+});
+afterAll(async () => {
+  await engine.close();
+  await database.drop();
+});
+
+const q = (sql: string, params: unknown[] = []) => ({ sql, params: params as never[] });
+const count = async (): Promise<number> => Number((await engine.db.get(q('SELECT count(*) AS "n" FROM "x"')))?.['n']);
+
+beforeEach(async () => {
+  await engine.db.run(q('DELETE FROM "x"'));
+});
+
+test('db statements inside a transaction run in it: rolled back with it, and seen by it before its commit', async () => {
+  await expect(
+    engine.transaction(async (tx) => {
+      await engine.db.run(q('INSERT INTO "x" ("id") VALUES ($1)', [1]));
+      expect(await tx.get(q('SELECT count(*) AS "n" FROM "x"'))).toEqual({ n: 1 });
+      throw new Error('undo');
+    }),
+  ).rejects.toThrow('undo');
+  expect(await count()).toBe(0);
+});
+
+test('a transaction inside a transaction is a savepoint: its throw undoes only its own work', async () => {
+  await engine.transaction(async (tx) => {
+    await tx.run(q('INSERT INTO "x" ("id") VALUES ($1)', [1]));
+    await expect(
+      engine.transaction(async (inner) => {
+        await inner.run(q('INSERT INTO "x" ("id") VALUES ($1)', [2]));
+        throw new Error('inner');
+      }),
+    ).rejects.toThrow('inner');
+    await engine.transaction(async (inner) => inner.run(q('INSERT INTO "x" ("id") VALUES ($1)', [3])));
+  });
+  expect((await engine.db.all(q('SELECT "id" FROM "x" ORDER BY "id"'))).map((r) => r['id'])).toEqual([1, 3]);
+});
+
+test('reads issued in a transaction see its uncommitted rows', async () => {
+  await engine.transaction(async (tx) => {
+    await tx.run(q('INSERT INTO "x" ("id") VALUES ($1)', [7]));
+    const results = await engine.reads.run({ steps: [{ kind: 'row', query: q('SELECT "id" FROM "x"') }], cancellable: () => [], cost: undefined as never });
+    expect(results).toEqual([{ kind: 'row', row: { id: 7 } }]);
+  });
+});
+
+test('read-then-write transactions side by side: the loser of the serialization conflict runs again, and no increment is lost', async () => {
+  await engine.db.run(q('INSERT INTO "x" ("id", "n") VALUES ($1, $2)', [1, 0]));
+  let runs = 0;
+  await Promise.all(
+    Array.from({ length: 8 }, () =>
+      engine.transaction(async (tx) => {
+        runs++;
+        const n = Number((await tx.get(q('SELECT "n" FROM "x" WHERE "id" = $1', [1])))?.['n']);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        await tx.run(q('UPDATE "x" SET "n" = $1 WHERE "id" = $2', [n + 1, 1]));
+      }),
+    ),
+  );
+  expect(await engine.db.get(q('SELECT "n" FROM "x" WHERE "id" = $1', [1]))).toEqual({ n: 8 });
+  expect(runs).toBeGreaterThan(8);
+});
+
+test('driver errors map to the OData errors SQLite gives: duplicate key 409, statement past the deadline 503', async () => {
+  await engine.db.run(q('INSERT INTO "x" ("id") VALUES ($1)', [1]));
+  const duplicate = await engine.db.run(q('INSERT INTO "x" ("id") VALUES ($1)', [1])).catch((e: unknown) => e);
+  expect(engine.mapError(duplicate)).toMatchObject({ status: 409, code: 'Internal_EntityWithSameKeyExists' });
+  const slow = await engine.db.get(q('SELECT pg_sleep(2)')).catch((e: unknown) => e);
+  expect(engine.mapError(slow)).toMatchObject({ status: 503, code: 'Internal_ServiceUnavailable' });
+  expect(engine.mapError(new Error('plain'))).toBeUndefined();
+});
+
+test('the cache epoch moves after a local write (another instance\'s write counts within its short period)', async () => {
+  const before = engine.cacheEpoch;
+  await engine.transaction(async (tx) => tx.run(q('INSERT INTO "x" ("id") VALUES ($1)', [5])));
+  expect(engine.cacheEpoch).not.toBe(before);
+});
