@@ -69,6 +69,15 @@ function balancedChain(terms: readonly SqlExpr[], operator: 'AND' | 'OR'): SqlEx
   return { kind: 'binary', operator, left: balancedChain(terms.slice(0, mid), operator), right: balancedChain(terms.slice(mid), operator) };
 }
 
+const isValue = (x: SqlExpr): boolean => x.kind === 'param' && x.value !== null;
+
+/** `eq` (or `ne`) in OData's null semantics: `=` where the dialect prefers it and one side is a value (Dialect.plainEqualsForValues). */
+function equals(d: Dialect, left: SqlExpr, right: SqlExpr, ne: boolean, negated: boolean): SqlExpr {
+  if (ne || !d.plainEqualsForValues || !(isValue(left) || isValue(right))) return d.nullSafeEquals(left, right, ne);
+  const cmp: SqlExpr = { kind: 'binary', operator: '=', left, right };
+  return negated ? d.isTrue(cmp) : cmp;
+}
+
 /** Plans an expression in a scope; `negated` is true under a `not`. */
 export function planExpression(e: BoundExpr, scope: QueryScope, ctx: ExprPlanContext, negated = false): SqlExpr {
   const d = ctx.dialect;
@@ -93,7 +102,7 @@ export function planExpression(e: BoundExpr, scope: QueryScope, ctx: ExprPlanCon
     case 'result':
       return col(scope.alias, e.column);
     case 'compare': {
-      if (e.operator === 'eq' || e.operator === 'ne') return d.nullSafeEquals(plan(e.left), plan(e.right), e.operator === 'ne');
+      if (e.operator === 'eq' || e.operator === 'ne') return equals(d, plan(e.left), plan(e.right), e.operator === 'ne', negated);
       let left = plan(e.left);
       let right = plan(e.right);
       if (e.left.type.kind === 'enum') left = enumValue(left, e.left.type.enumType);
@@ -142,7 +151,7 @@ export function planExpression(e: BoundExpr, scope: QueryScope, ctx: ExprPlanCon
       return negated ? d.isTrue(cond) : cond;
     }
     case 'has':
-      return d.nullSafeEquals(plan(e.operand), param(e.member), false);
+      return equals(d, plan(e.operand), param(e.member), false, negated);
     case 'call':
       return planCall(e, scope, ctx, negated);
     case 'lambda': {

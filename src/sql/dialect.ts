@@ -38,6 +38,12 @@ export interface Dialect {
   booleanValue(value: boolean): number | boolean;
   /** Null-safe equality (`null eq null` is true in OData): SQLite `IS`, PostgreSQL `IS NOT DISTINCT FROM`. */
   nullSafeEquals(left: SqlExpr, right: SqlExpr, negated: boolean): SqlExpr;
+  /**
+   * Whether equality with a non-null value is better written `=` (in a condition, NULL = x is not
+   * true, as `null eq x` is false; under a `not` it is wrapped in isTrue): PostgreSQL answers `=`
+   * from an index and IS NOT DISTINCT FROM never; SQLite's `IS` uses indexes, so it keeps one form.
+   */
+  readonly plainEqualsForValues: boolean;
   /** A stored Boolean (0/1, or a lookup of one) as a condition: where the engine has a boolean type, stored values are not conditions. */
   booleanTest(value: SqlExpr): SqlExpr;
   /** A condition that is true only when `e` is true (never NULL). */

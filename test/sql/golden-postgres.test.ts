@@ -26,15 +26,18 @@ const COLS = 'SELECT "t0"."id" AS "id", "t0"."number" AS "number", "t0"."_versio
 const ORDER = ' ORDER BY "t0"."number" ASC NULLS FIRST, "t0"."id" ASC';
 
 const exact: { q: string; sql: string; params: readonly unknown[]; rows: readonly string[] }[] = [
-  // eq is null-safe (OData: null eq null is true): IS NOT DISTINCT FROM, the value bound as $2.
+  // eq null is null-safe (OData: null eq null is true): IS NOT DISTINCT FROM, the null bound as $2.
   { q: "$filter=drawingNumber%20eq%20null", sql: `${COLS} WHERE (("t0"."_companyId" = $1) AND ("t0"."drawingNumber" IS NOT DISTINCT FROM $2))${ORDER}`, params: [A, null], rows: ['N03'] },
   // NULLs first ascending, last descending, as SQLite orders them.
   { q: '$orderby=drawingTypeCode%20desc&$top=3', sql: `${COLS} WHERE ("t0"."_companyId" = $1) ORDER BY "t0"."drawingTypeCode" DESC NULLS LAST, "t0"."id" ASC LIMIT $2`, params: [A, 3n], rows: ['N05', 'N02', 'N06'] },
   { q: '$orderby=drawingTypeCode&$top=3', sql: `${COLS} WHERE ("t0"."_companyId" = $1) ORDER BY "t0"."drawingTypeCode" ASC NULLS FIRST, "t0"."id" ASC LIMIT $2`, params: [A, 3n], rows: ['N03', 'N07', 'N09'] },
   // Unicode case mapping by the function the migration creates (postgres-functions.ts).
-  { q: "$filter=tolower(drawingNumber)%20eq%20'ünïcödé%20ø'", sql: `${COLS} WHERE (("t0"."_companyId" = $1) AND (odata_tolower("t0"."drawingNumber") IS NOT DISTINCT FROM $2))${ORDER}`, params: [A, 'ünïcödé ø'], rows: ['N04'] },
+  { q: "$filter=tolower(drawingNumber)%20eq%20'ünïcödé%20ø'", sql: `${COLS} WHERE (("t0"."_companyId" = $1) AND (odata_tolower("t0"."drawingNumber") = $2))${ORDER}`, params: [A, 'ünïcödé ø'], rows: ['N04'] },
+  // eq with a value is `=`, which an index answers (IS NOT DISTINCT FROM never is); under a not it is
+  // wrapped in IS TRUE, so a NULL (N03) counts as not equal, as OData says.
+  { q: "$filter=not%20(tolower(drawingNumber)%20eq%20'ünïcödé%20ø')", sql: `${COLS} WHERE (("t0"."_companyId" = $1) AND (NOT ((odata_tolower("t0"."drawingNumber") = $2) IS TRUE)))${ORDER}`, params: [A, 'ünïcödé ø'], rows: ['N01', 'N02', 'N03', 'N05', 'N06', 'N07', 'N08', 'N09', 'N10'] },
   // Integer division truncates; a zero divisor is NULL (nullif), as on SQLite, not an error.
-  { q: '$filter=sourceSequence%20div%203%20eq%203', sql: `${COLS} WHERE (("t0"."_companyId" = $1) AND (("t0"."sourceSequence" / nullif($2, 0)) IS NOT DISTINCT FROM $3))${ORDER}`, params: [A, 3n, 3n], rows: ['N02', 'N07'] },
+  { q: '$filter=sourceSequence%20div%203%20eq%203', sql: `${COLS} WHERE (("t0"."_companyId" = $1) AND (("t0"."sourceSequence" / nullif($2, 0)) = $3))${ORDER}`, params: [A, 3n, 3n], rows: ['N02', 'N07'] },
   // OFFSET alone: no LIMIT -1.
   { q: '$skip=8', sql: `${COLS} WHERE ("t0"."_companyId" = $1)${ORDER} OFFSET $2`, params: [A, 8n], rows: ['N09', 'N10'] },
 ];

@@ -144,6 +144,7 @@ export const postgresDialect: Dialect = {
   // Booleans are stored as smallint 0/1, as SQLite stores them; a bare parameter in a condition takes 1/0 as true/false.
   booleanValue: (value) => (value ? 1 : 0),
   nullSafeEquals: (left, right, negated) => ({ kind: 'binary', operator: negated ? 'IS DISTINCT FROM' : 'IS NOT DISTINCT FROM', left, right }),
+  plainEqualsForValues: true,
   booleanTest: (value) => bin('=', value, c(1)),
   isTrue: (e) => ({ kind: 'isTrue', operand: e, negated: false }),
   isNotTrue: (e) => ({ kind: 'isTrue', operand: e, negated: true }),
