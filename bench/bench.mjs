@@ -5,6 +5,8 @@
 //   DURATION=10 ROUNDS=3 npm run bench             # longer
 //   npm run bench -- --only '^ecn-'                # a subset (regex on scenario names)
 //   BENCH_CPU_PROF=1 npm run bench                 # also writes a CPU profile of our server
+//   npm run bench -- --engine postgres             # ours on PostgreSQL (1 instance and --workers 2) vs CAP on
+//                                                  # @cap-js/postgres, one embedded PostgreSQL server (bench/lib/bench-postgres.mjs)
 //
 // Scenarios: the harness's scenarios.json plus the project's own bench/scenarios.json (merged into
 // bench/.work/scenarios.json, passed with --scenarios).
@@ -23,7 +25,11 @@ import { seedBenchDatabase, BENCH_COMPANY } from './lib/bench-data.mjs';
 import { freePort, killAllNow, memoryMiB, OURS_NODE_FLAGS, oursToken, startNode, startOurs, stopAll, waitHttp } from './lib/servers.mjs';
 import { checkTargets, formatChecks } from './lib/targets.mjs';
 
-const { values: args } = parseArgs({ options: { only: { type: 'string' } } });
+const { values: args } = parseArgs({ options: { only: { type: 'string' }, engine: { type: 'string', default: 'sqlite' } } });
+if (args.engine !== 'sqlite' && args.engine !== 'postgres') {
+  console.error(`[bench] --engine ${args.engine}: use sqlite (the default) or postgres`);
+  process.exit(2);
+}
 const env = (k, d) => process.env[k] ?? String(d);
 const DURATION = env('DURATION', 5);
 const ROUNDS = env('ROUNDS', 2);
@@ -52,6 +58,11 @@ async function main() {
   const t0 = Date.now();
   fs.mkdirSync(RESULTS, { recursive: true });
   const work = prepareWorkFolder((m) => log(m));
+  if (args.engine === 'postgres') {
+    const { benchPostgres } = await import('./lib/bench-postgres.mjs');
+    const settings = { duration: DURATION, rounds: ROUNDS, warmup: WARMUP, connections: CONNECTIONS };
+    return benchPostgres({ work, settings, onlyArgs: args.only === undefined ? [] : ['--only', args.only], stamp: STAMP, log });
+  }
 
   log('seeding CAP (its seed.js) and ours (the same rows) ...');
   const capSeed = startNode('cap-seed', ['seed.js'], { cwd: work.cap, logFile: path.join(WORK, 'cap-seed.log') });

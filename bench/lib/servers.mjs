@@ -128,9 +128,9 @@ export function oursToken(dbFile, company, user = 'BENCH') {
 export const OURS_NODE_FLAGS = (process.env.BENCH_OURS_NODE_FLAGS ?? '--max-semi-space-size=4 --max-old-space-size=256').split(' ').filter(Boolean);
 
 /** Starts our service on a free loopback port. */
-export async function startOurs(dbFile, logFile, { nodeFlags = [], env = {} } = {}) {
+export async function startOurs(dbFile, logFile, { nodeFlags = [], env = {}, args = [], name = 'ours' } = {}) {
   const port = await freePort();
-  const proc = startNode('ours', [CLI, 'serve', '--db', dbFile, '--port', String(port), '--host', '127.0.0.1', '--log-level', 'warn'], { cwd: REPO, logFile, nodeFlags: [...OURS_NODE_FLAGS, ...nodeFlags], env });
+  const proc = startNode(name, [CLI, 'serve', '--db', dbFile, '--port', String(port), '--host', '127.0.0.1', '--log-level', 'warn', ...args], { cwd: REPO, logFile, nodeFlags: [...OURS_NODE_FLAGS, ...nodeFlags], env });
   proc.port = port;
   proc.root = `http://127.0.0.1:${port}/api/v2.0`;
   await waitHttp(proc, `${proc.root}/$metadata`);

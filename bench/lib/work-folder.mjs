@@ -87,6 +87,11 @@ function install(dir, log) {
   log(`  done in ${s.toFixed(0)} s`);
 }
 
+/** Installs a peer folder of the harness copy (e.g. peers/cap-postgres) as `install` does. */
+export function installPeer(dir, log = (m) => console.error(m)) {
+  install(dir, log);
+}
+
 /** The project's own scenarios (wave 2: `$apply`, later `$batch`), run besides the harness's defaults. */
 export const OWN_SCENARIOS = path.join(REPO, 'bench', 'scenarios.json');
 

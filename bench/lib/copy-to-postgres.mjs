@@ -1,0 +1,56 @@
+// Copies the bench data set from the seeded SQLite file into a PostgreSQL database, so the PostgreSQL
+// run serves exactly the rows of the SQLite run (which are CAP's rows): our service makes the tables
+// (createService migrates), then every row of every model table is copied column by column in its
+// stored form (same forms on both engines), 500 rows per INSERT, in one transaction without foreign-key
+// checks; then ANALYZE.
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { REPO } from './work-folder.mjs';
+
+const dist = (p) => import(path.join(REPO, 'dist', 'src', p));
+const ROWS_PER_INSERT = 500;
+const q = (name) => `"${name.replace(/"/g, '""')}"`;
+
+/** Copies the model tables of `sqliteFile` into the database at `url`; gives the rows copied per table and the seconds. */
+export async function copyToPostgres(sqliteFile, url) {
+  const t0 = Date.now();
+  const { createService } = await dist('service.js');
+  const { defaultOptions } = await dist('config.js');
+  const service = await createService(defaultOptions({ dbFile: url, logLevel: 'silent' }));
+  const tables = [...new Set(service.model.entityTypes.map((t) => t.table))];
+  await service.close();
+
+  const source = new Database(sqliteFile, { readonly: true });
+  const target = new pg.Client({ connectionString: url });
+  await target.connect();
+  const copied = {};
+  try {
+    await target.query('BEGIN');
+    // The rows are consistent already (they come from a database that checked them): the foreign keys'
+    // triggers stay off while copying, so the tables need no order (the bench's server user is a superuser).
+    await target.query("SET LOCAL session_replication_role = 'replica'");
+    for (const table of tables) {
+      const wanted = new Set((await target.query('SELECT column_name FROM information_schema.columns WHERE table_name = $1', [table])).rows.map((r) => r.column_name));
+      const columns = source.prepare(`SELECT name FROM pragma_table_info(?)`).all(table).map((r) => r.name).filter((c) => wanted.has(c));
+      if (columns.length === 0) continue;
+      const rows = source.prepare(`SELECT ${columns.map(q).join(', ')} FROM ${q(table)}`).raw(true).all();
+      for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
+        const chunk = rows.slice(i, i + ROWS_PER_INSERT);
+        const params = [];
+        const tuples = chunk.map((row) => `(${row.map((v) => `$${params.push(v)}`).join(', ')})`);
+        await target.query(`INSERT INTO ${q(table)} (${columns.map(q).join(', ')}) VALUES ${tuples.join(', ')} ON CONFLICT DO NOTHING`, params);
+      }
+      copied[table] = rows.length;
+    }
+    await target.query('COMMIT');
+    await target.query('ANALYZE');
+  } catch (e) {
+    await target.query('ROLLBACK').catch(() => undefined);
+    throw e;
+  } finally {
+    source.close();
+    await target.end();
+  }
+  return { copied, seconds: (Date.now() - t0) / 1000 };
+}
