@@ -6,6 +6,7 @@
  */
 import type { Dialect, DialectFunction } from './dialect.js';
 import type { SqlExpr } from './nodes.js';
+import { quoteIdentifier } from './quote-identifier.js';
 
 const call = (name: string, ...args: SqlExpr[]): SqlExpr => ({ kind: 'call', name, args });
 const p = (value: string | number): SqlExpr => ({ kind: 'param', value });
@@ -80,17 +81,6 @@ function jsonNumber(e: SqlExpr, double: boolean, asString = false): SqlExpr {
   };
 }
 
-const quoted = new Map<string, string>();
-
-/** `"name"`; identifiers come from the model and the alias generator, so the memo stays small. */
-function quoteIdentifier(name: string): string {
-  let q = quoted.get(name);
-  if (q === undefined) {
-    q = `"${name.replace(/"/g, '""')}"`;
-    if (quoted.size < 10_000) quoted.set(name, q);
-  }
-  return q;
-}
 
 /** The SQLite dialect. */
 export const sqliteDialect: Dialect = {

@@ -9,6 +9,7 @@
  */
 import type { Dialect, DialectFunction } from '../../sql/dialect.js';
 import type { SelectNode, SqlExpr } from '../../sql/nodes.js';
+import { quoteIdentifier } from '../../sql/quote-identifier.js';
 
 const call = (name: string, ...args: SqlExpr[]): SqlExpr => ({ kind: 'call', name, args });
 const p = (value: string): SqlExpr => ({ kind: 'param', value });
@@ -109,17 +110,6 @@ function jsonObject(members: readonly { readonly key: string; readonly value: Sq
 /** `[a,b,...]` of a group's JSON texts in the order of its (ordered) input, `[]` for an empty group. */
 const jsonTextArrayAgg = (rowJson: SqlExpr): SqlExpr => call('coalesce', concat([p('['), call('string_agg', rowJson, p(',')), p(']')]), p('[]'));
 
-const quoted = new Map<string, string>();
-
-/** `"name"`; identifiers come from the model and the alias generator, so the memo stays small. */
-function quoteIdentifier(name: string): string {
-  let q = quoted.get(name);
-  if (q === undefined) {
-    q = `"${name.replace(/"/g, '""')}"`;
-    if (quoted.size < 10_000) quoted.set(name, q);
-  }
-  return q;
-}
 
 /**
  * `$n`, untyped: PostgreSQL takes the type from where it stands (the column compared or assigned, so

@@ -4,6 +4,7 @@
  * as JavaScript's toLowerCase/toUpperCase, regular expressions, time parts of stored ISO text, numbers
  * spelled as JavaScript spells them, ETags, and the error that ends a statement at a query limit.
  */
+import { quoteIdentifier } from '../../sql/quote-identifier.js';
 
 /** The SQLSTATE of odata_raise_limit, which postgres-errors.ts maps to the 400 of a query limit. */
 export const QUERY_LIMIT_SQLSTATE = 'OD400';
@@ -15,7 +16,7 @@ export const QUERY_LIMIT_SQLSTATE = 'OD400';
  */
 export const CASE_COLLATIONS = ['pg_unicode_fast', 'und-x-icu', 'pg_c_utf8'] as const;
 
-const q = (name: string): string => `"${name.replace(/"/g, '""')}"`;
+const q = quoteIdentifier;
 
 /** CREATE OR REPLACE FUNCTION statements; `caseCollation` maps case (undefined: the database's default collation). */
 export function postgresFunctionsSql(caseCollation: string | undefined): string {
