@@ -100,14 +100,6 @@ function selection(type: EntityType, items: readonly SelectItem[] | undefined): 
   return { select, list };
 }
 
-/**
- * A column of the row itself that the model declares not nullable: its sort needs no NULL placement
- * (PostgreSQL's NULLS FIRST would keep its ascending indexes from giving the order).
- */
-function isStoredNotNull(e: BoundExpr): boolean {
-  return e.kind === 'property' && e.navigations.length === 0 && !e.property.nullable && e.property.storage.kind !== 'computed' && e.type.kind !== 'enum';
-}
-
 /** The model's default sort of a type (used when the request has no $orderby). */
 function defaultOrder(type: EntityType): PlannedQuery['orderBy'] {
   const it: PathRoot = { variable: '$it', type };
@@ -177,7 +169,7 @@ export function planQuery(input: QueryPlanInput): PlannedQuery {
         : (scope: QueryScope): OrderItem[] =>
             orderBy.map((b) => {
               const e = planExpression(b.expr, scope, ctx);
-              return { expr: b.expr.type.kind === 'enum' ? enumValue(e, b.expr.type.enumType) : e, direction: b.direction === 'asc' ? 'ASC' : 'DESC', notNull: isStoredNotNull(b.expr) };
+              return { expr: b.expr.type.kind === 'enum' ? enumValue(e, b.expr.type.enumType) : e, direction: b.direction === 'asc' ? 'ASC' : 'DESC' };
             }),
     extraColumns:
       expand.length === 0 || input.json !== undefined
