@@ -65,10 +65,6 @@ export class WriteSession {
   private readonly contexts = new Map<EntityType, TxContext>();
 
   /**
-   * @param readBack false when the caller does not use the rows `create` returns (bulk import): a row
-   *   is then read back only for a type with an afterCommit hook, and `create` returns the values written.
-   */
-  /**
    * @param tx the statements of the transaction the session writes in
    * @param readBack false when the caller does not use the rows `create` returns (bulk import): a row
    *   is then read back only for a type with an afterCommit hook, and `create` returns the values written.
