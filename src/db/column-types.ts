@@ -6,9 +6,12 @@
 import type { Property } from '../edm/model.js';
 import { assertNever } from '../util/assert-never.js';
 
-/** SQLite column type of a stored property. */
-export function sqliteColumnType(p: Property): 'TEXT' | 'INTEGER' | 'REAL' | 'BLOB' {
-  if (p.type.kind === 'enum') return 'TEXT';
+/** What a stored property's values are, whatever the engine (each engine names its column type for it). */
+export type StorageClass = 'text' | 'boolean' | 'int32' | 'int64' | 'double' | 'bytes';
+
+/** The storage class of a stored property. */
+export function storageClass(p: Property): StorageClass {
+  if (p.type.kind === 'enum') return 'text';
   const name = p.type.name;
   switch (name) {
     case 'Edm.Guid':
@@ -16,17 +19,26 @@ export function sqliteColumnType(p: Property): 'TEXT' | 'INTEGER' | 'REAL' | 'BL
     case 'Edm.Date':
     case 'Edm.DateTimeOffset':
     case 'Edm.TimeOfDay':
-      return 'TEXT';
+      return 'text';
     case 'Edm.Boolean':
+      return 'boolean';
     case 'Edm.Int32':
+      return 'int32';
     case 'Edm.Int64':
-      return 'INTEGER';
+      return 'int64';
     case 'Edm.Decimal':
     case 'Edm.Double':
-      return 'REAL';
+      return 'double';
     case 'Edm.Stream':
-      return 'BLOB';
+      return 'bytes';
     default:
       return assertNever(name, 'EDM type');
   }
+}
+
+const SQLITE_TYPES = { text: 'TEXT', boolean: 'INTEGER', int32: 'INTEGER', int64: 'INTEGER', double: 'REAL', bytes: 'BLOB' } as const;
+
+/** SQLite column type of a stored property. */
+export function sqliteColumnType(p: Property): (typeof SQLITE_TYPES)[StorageClass] {
+  return SQLITE_TYPES[storageClass(p)];
 }

@@ -7,7 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { HIDDEN_COLUMNS, type EdmModel, type EntityType, type Property } from '../../edm/model.js';
-import { assertNever } from '../../util/assert-never.js';
+import { storageClass, type StorageClass } from '../column-types.js';
 import { foreignKeys, indexDefs, storedProperties, type ColumnDef, type ForeignKey } from '../ddl.js';
 import { rowCountersOf } from '../row-counters.js';
 import { postgresDialect } from './postgres-dialect.js';
@@ -30,31 +30,11 @@ export function objectName(name: string): string {
 /** Text in code-point order, whatever the database's default collation. */
 const TEXT = 'text COLLATE "C"';
 
-/** PostgreSQL column type of a stored property. */
+const POSTGRES_TYPES: Record<StorageClass, string> = { text: TEXT, boolean: 'smallint', int32: 'integer', int64: 'bigint', double: 'double precision', bytes: 'bytea' };
+
+/** PostgreSQL column type of a stored property (booleans 0/1 and decimals as doubles, as SQLite stores them). */
 export function postgresColumnType(p: Property): string {
-  if (p.type.kind === 'enum') return TEXT;
-  const name = p.type.name;
-  switch (name) {
-    case 'Edm.Guid':
-    case 'Edm.String':
-    case 'Edm.Date':
-    case 'Edm.DateTimeOffset':
-    case 'Edm.TimeOfDay':
-      return TEXT;
-    case 'Edm.Boolean':
-      return 'smallint';
-    case 'Edm.Int32':
-      return 'integer';
-    case 'Edm.Int64':
-      return 'bigint';
-    case 'Edm.Decimal':
-    case 'Edm.Double':
-      return 'double precision';
-    case 'Edm.Stream':
-      return 'bytea';
-    default:
-      return assertNever(name, 'EDM type');
-  }
+  return POSTGRES_TYPES[storageClass(p)];
 }
 
 function defaultClause(p: Property): string {
