@@ -18,6 +18,21 @@ export interface ColumnDef {
   readonly addable: boolean;
 }
 
+/**
+ * The framework's hidden columns of a type's table, the same on every engine but for the type names
+ * (`types`): row version, stored ETag and the version it was made for, related-row counters, row secret.
+ */
+export function hiddenColumnDefs(type: EntityType, types: { readonly int64: string; readonly int32: string; readonly text: string }, quote: (name: string) => string): ColumnDef[] {
+  const defs: ColumnDef[] = [
+    { name: HIDDEN_COLUMNS.version, sql: `${quote(HIDDEN_COLUMNS.version)} ${types.int64} NOT NULL DEFAULT 0`, addable: true },
+    { name: HIDDEN_COLUMNS.etag, sql: `${quote(HIDDEN_COLUMNS.etag)} ${types.text}`, addable: true },
+    { name: HIDDEN_COLUMNS.etagVersion, sql: `${quote(HIDDEN_COLUMNS.etagVersion)} ${types.int64}`, addable: true },
+  ];
+  for (const c of rowCountersOf(type)) defs.push({ name: c.column, sql: `${quote(c.column)} ${types.int32} NOT NULL DEFAULT 0`, addable: true });
+  if (type.secret !== undefined) defs.push({ name: HIDDEN_COLUMNS.secret, sql: `${quote(HIDDEN_COLUMNS.secret)} ${types.text}`, addable: true });
+  return defs;
+}
+
 /** A foreign key held by a column: `column REFERENCES table(id) ON DELETE action`. */
 export interface ForeignKey {
   readonly table: string;
@@ -82,11 +97,7 @@ export function columnDefs(model: EdmModel, type: EntityType): ColumnDef[] {
       });
     }
   }
-  defs.push({ name: HIDDEN_COLUMNS.version, sql: `${q(HIDDEN_COLUMNS.version)} INTEGER NOT NULL DEFAULT 0`, addable: true });
-  defs.push({ name: HIDDEN_COLUMNS.etag, sql: `${q(HIDDEN_COLUMNS.etag)} TEXT`, addable: true });
-  defs.push({ name: HIDDEN_COLUMNS.etagVersion, sql: `${q(HIDDEN_COLUMNS.etagVersion)} INTEGER`, addable: true });
-  for (const c of rowCountersOf(type)) defs.push({ name: c.column, sql: `${q(c.column)} INTEGER NOT NULL DEFAULT 0`, addable: true });
-  if (type.secret !== undefined) defs.push({ name: HIDDEN_COLUMNS.secret, sql: `${q(HIDDEN_COLUMNS.secret)} TEXT`, addable: true });
+  defs.push(...hiddenColumnDefs(type, { int64: 'INTEGER', int32: 'INTEGER', text: 'TEXT' }, q));
   return defs;
 }
 

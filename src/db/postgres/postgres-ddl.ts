@@ -8,8 +8,7 @@
 import { createHash } from 'node:crypto';
 import { HIDDEN_COLUMNS, type EdmModel, type EntityType, type Property } from '../../edm/model.js';
 import { storageClass, type StorageClass } from '../column-types.js';
-import { foreignKeys, indexDefs, storedProperties, type ColumnDef, type ForeignKey } from '../ddl.js';
-import { rowCountersOf } from '../row-counters.js';
+import { foreignKeys, hiddenColumnDefs, indexDefs, storedProperties, type ColumnDef, type ForeignKey } from '../ddl.js';
 import { postgresDialect } from './postgres-dialect.js';
 
 /** Quotes an identifier. */
@@ -79,11 +78,7 @@ export function postgresColumnDefs(model: EdmModel, type: EntityType): ColumnDef
     defs.push({ name: p.name, sql, addable });
     if (isKey && type.scope === 'company') defs.push({ name: HIDDEN_COLUMNS.company, sql: `${q(HIDDEN_COLUMNS.company)} ${TEXT} NOT NULL`, addable: false });
   }
-  defs.push({ name: HIDDEN_COLUMNS.version, sql: `${q(HIDDEN_COLUMNS.version)} bigint NOT NULL DEFAULT 0`, addable: true });
-  defs.push({ name: HIDDEN_COLUMNS.etag, sql: `${q(HIDDEN_COLUMNS.etag)} text`, addable: true });
-  defs.push({ name: HIDDEN_COLUMNS.etagVersion, sql: `${q(HIDDEN_COLUMNS.etagVersion)} bigint`, addable: true });
-  for (const c of rowCountersOf(type)) defs.push({ name: c.column, sql: `${q(c.column)} integer NOT NULL DEFAULT 0`, addable: true });
-  if (type.secret !== undefined) defs.push({ name: HIDDEN_COLUMNS.secret, sql: `${q(HIDDEN_COLUMNS.secret)} text`, addable: true });
+  defs.push(...hiddenColumnDefs(type, { int64: 'bigint', int32: 'integer', text: 'text' }, q));
   return defs;
 }
 
