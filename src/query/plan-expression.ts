@@ -72,7 +72,7 @@ function balancedChain(terms: readonly SqlExpr[], operator: 'AND' | 'OR'): SqlEx
 const isValue = (x: SqlExpr): boolean => x.kind === 'param' && x.value !== null;
 
 /** `eq` (or `ne`) in OData's null semantics: `=` where the dialect prefers it and one side is a value (Dialect.plainEqualsForValues). */
-function equals(d: Dialect, left: SqlExpr, right: SqlExpr, ne: boolean, negated: boolean): SqlExpr {
+export function equals(d: Dialect, left: SqlExpr, right: SqlExpr, ne: boolean, negated: boolean): SqlExpr {
   if (ne || !d.plainEqualsForValues || !(isValue(left) || isValue(right))) return d.nullSafeEquals(left, right, ne);
   const cmp: SqlExpr = { kind: 'binary', operator: '=', left, right };
   return negated ? d.isTrue(cmp) : cmp;

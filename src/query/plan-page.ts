@@ -14,6 +14,7 @@ import type { ReadPlanInput } from './plan-read.js';
 import type { PlannedQuery } from './plan-query.js';
 import type { QueryScope } from './query-scope.js';
 import { parsePrefer } from '../uri/parse-prefer.js';
+import { equals } from './plan-expression.js';
 import { decodeSkiptoken, encodeSkiptoken, type TokenValue } from './skiptoken.js';
 
 /** The paging part of a collection read. */
@@ -62,11 +63,8 @@ export function strictlyAfter(d: Dialect, order: readonly OrderItem[], values: r
     let beyond: SqlExpr;
     if (o.direction === 'ASC') beyond = v === null ? { kind: 'isNull', operand: o.expr, negated: true } : { kind: 'binary', operator: '>', left: o.expr, right: param(v) };
     else beyond = v === null ? { kind: 'binary', operator: '=', left: constant(1), right: constant(0) } : { kind: 'binary', operator: 'OR', left: { kind: 'binary', operator: '<', left: o.expr, right: param(v) }, right: { kind: 'isNull', operand: o.expr, negated: false } };
-    // Equal to a value: `=` where the dialect prefers it (an index answers it; this condition is never under a NOT).
-    const equalBefore = order.slice(0, i).map((p, j): SqlExpr => {
-      const value = values[j] ?? null;
-      return value !== null && d.plainEqualsForValues ? { kind: 'binary', operator: '=', left: p.expr, right: param(value) } : d.nullSafeEquals(p.expr, param(value), false);
-    });
+    // As `eq` is planned (never under a NOT here): `=` for a value where the dialect prefers it.
+    const equalBefore = order.slice(0, i).map((p, j) => equals(d, p.expr, param(values[j] ?? null), false, false));
     alternatives.push(and(...equalBefore, beyond) as SqlExpr);
   }
   return alternatives.reduce((a, b) => ({ kind: 'binary', operator: 'OR', left: a, right: b }));
