@@ -4,11 +4,9 @@
  * core code, rules and tests serve both. A transaction holds one pooled connection; its async context
  * (AsyncLocalStorage) carries it, so a transaction opened inside it is a savepoint of it and the
  * statements of `db` and the reads issued there run on its connection (an import's batches join the
- * seed's transaction; a write answers with what it wrote). Transactions are SERIALIZABLE: the write
- * path reads first and then writes (If-Match versions, the next line number, unique checks), which
- * SQLite's single writer makes safe; here a transaction that another changed the ground under fails
- * with a serialization failure and runs again, as do deadlocks and lock failures, a few times before
- * it becomes a 503 (postgres-errors.ts).
+ * seed's transaction; a write answers with what it wrote). Transactions are batched per instance and
+ * take turns across instances under an advisory lock, in SERIALIZABLE transactions that run again when
+ * another writer changed the ground under them (postgres-write-batches.ts).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Engine, EngineLimits, Statements, Transaction } from '../engine.js';
@@ -23,6 +21,7 @@ import { isRetryable, postgresError } from './postgres-errors.js';
 import { migrateIn, MIGRATION_LOCK } from './postgres-migrate.js';
 import { postgresAuthTablesSql, postgresDeliveryTablesSql, postgresOutboxSql } from './postgres-framework-tables.js';
 import { PostgresReads } from './postgres-reads.js';
+import { PostgresWriteBatches } from './postgres-write-batches.js';
 import { schemaStamp, storedStamp, writeStamp } from './postgres-schema-stamp.js';
 
 /** The transaction an async context is in. */
@@ -50,6 +49,7 @@ export class PostgresEngine implements Engine {
   readonly reads: PostgresReads;
   readonly db: AsyncStatements;
   private readonly context = new AsyncLocalStorage<OpenTransaction>();
+  private readonly writes: PostgresWriteBatches;
   private epoch = 0;
   private epochPeriod = 0;
 
@@ -59,6 +59,7 @@ export class PostgresEngine implements Engine {
     private readonly limits: EngineLimits,
   ) {
     this.location = redactUrl(url);
+    this.writes = new PostgresWriteBatches(database);
     this.reads = new PostgresReads(database, () => this.context.getStore()?.session);
     const on = (): AsyncStatements => this.context.getStore()?.session ?? database;
     this.db = {
@@ -79,23 +80,12 @@ export class PostgresEngine implements Engine {
   }
 
   private async newTransaction<T>(body: (tx: Transaction) => Promise<T>): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const value = await this.database.transaction(
-          (session) => {
-            const open: OpenTransaction = { session, depth: 0 };
-            return this.context.run(open, () => body(statementsOf(open)));
-          },
-          { isolation: 'SERIALIZABLE' },
-        );
-        this.epoch++;
-        return value;
-      } catch (e) {
-        if (!isRetryable(e) || attempt === MAX_ATTEMPTS) throw e;
-        // Apart at random, longer each time (to 200 ms), so the transactions that collided do not collide again.
-        await pause(Math.random() * Math.min(200, 2 ** attempt));
-      }
-    }
+    const value = await this.writes.run((session) => {
+      const open: OpenTransaction = { session, depth: 0 };
+      return this.context.run(open, () => body(statementsOf(open)));
+    });
+    this.epoch++;
+    return value;
   }
 
   /**

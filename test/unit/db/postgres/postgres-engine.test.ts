@@ -1,11 +1,13 @@
 /**
  * The PostgreSQL engine's contract (db/engine.ts) on a real server: a transaction inside a
  * transaction's async context is a savepoint of it, and `db` statements and reads issued there join
- * it; a transaction that loses a serialization conflict runs again; lock waits and cancelled
+ * it; write transactions take turns (batched per instance) and run again when a writer that does not
+ * take turns changed what they read; lock waits and cancelled
  * statements map to the OData errors SQLite's give; the cache epoch moves with local writes.
  */
 import { createEmptyDatabase, type EmptyDatabase } from '../../../helpers/postgres.js';
 import { openPostgresEngine, type PostgresEngine } from '../../../../src/db/postgres/postgres-engine.js';
+import { openPostgres } from '../../../../src/db/postgres/postgres-database.js';
 import { DEFAULT_LIMITS } from '../../../../src/edm/service-limits.js';
 
 let database: EmptyDatabase;
@@ -60,21 +62,60 @@ test('reads issued in a transaction see its uncommitted rows', async () => {
   });
 });
 
-test('read-then-write transactions side by side: the loser of the serialization conflict runs again, and no increment is lost', async () => {
+test('read-then-write transactions of two instances take turns: none runs again, and no increment is lost', async () => {
   await engine.db.run(q('INSERT INTO "x" ("id", "n") VALUES ($1, $2)', [1, 0]));
+  const other = openPostgresEngine(database.url, { ...DEFAULT_LIMITS, requestTimeoutMs: 5000 });
   let runs = 0;
-  await Promise.all(
-    Array.from({ length: 8 }, () =>
+  try {
+    await Promise.all(
+      [engine, other].flatMap((e) =>
+        Array.from({ length: 8 }, () =>
+          e.transaction(async (tx) => {
+            runs++;
+            const n = Number((await tx.get(q('SELECT "n" FROM "x" WHERE "id" = $1', [1])))?.['n']);
+            await new Promise((resolve) => setTimeout(resolve, 2));
+            await tx.run(q('UPDATE "x" SET "n" = $1 WHERE "id" = $2', [n + 1, 1]));
+          }),
+        ),
+      ),
+    );
+  } finally {
+    await other.close();
+  }
+  expect(await engine.db.get(q('SELECT "n" FROM "x" WHERE "id" = $1', [1]))).toEqual({ n: 16 });
+  expect(runs).toBe(16);
+});
+
+test('a writer that does not take turns and changes what a transaction read makes it run again', async () => {
+  await engine.db.run(q('INSERT INTO "x" ("id", "n") VALUES ($1, $2)', [1, 0]));
+  // Another program's connection: its statements take no turn.
+  const outside = openPostgres(database.url);
+  let runs = 0;
+  try {
+    await engine.transaction(async (tx) => {
+      runs++;
+      const n = Number((await tx.get(q('SELECT "n" FROM "x" WHERE "id" = $1', [1])))?.['n']);
+      if (runs === 1) await outside.exec('UPDATE "x" SET "n" = "n" + 10 WHERE "id" = 1');
+      await tx.run(q('UPDATE "x" SET "n" = $1 WHERE "id" = $2', [n + 1, 1]));
+    });
+  } finally {
+    await outside.close();
+  }
+  expect(runs).toBe(2);
+  expect(await engine.db.get(q('SELECT "n" FROM "x" WHERE "id" = $1', [1]))).toEqual({ n: 11 });
+});
+
+test('transactions ready together share a batch: the one that throws is undone alone, the others commit', async () => {
+  const outcomes = await Promise.allSettled(
+    [1, 2, 3].map((id) =>
       engine.transaction(async (tx) => {
-        runs++;
-        const n = Number((await tx.get(q('SELECT "n" FROM "x" WHERE "id" = $1', [1])))?.['n']);
-        await new Promise((resolve) => setTimeout(resolve, 5));
-        await tx.run(q('UPDATE "x" SET "n" = $1 WHERE "id" = $2', [n + 1, 1]));
+        await tx.run(q('INSERT INTO "x" ("id") VALUES ($1)', [id]));
+        if (id === 2) throw new Error('refused');
       }),
     ),
   );
-  expect(await engine.db.get(q('SELECT "n" FROM "x" WHERE "id" = $1', [1]))).toEqual({ n: 8 });
-  expect(runs).toBeGreaterThan(8);
+  expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+  expect((await engine.db.all(q('SELECT "id" FROM "x" ORDER BY "id"'))).map((r) => r['id'])).toEqual([1, 3]);
 });
 
 test('driver errors map to the OData errors SQLite gives: duplicate key 409, statement past the deadline 503', async () => {

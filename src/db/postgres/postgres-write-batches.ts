@@ -1,0 +1,164 @@
+/**
+ * Write transactions on PostgreSQL, batched per instance and taken in turns across instances.
+ *
+ * Why: the write path reads first and then writes (If-Match versions, the next line number, the
+ * parent's row counters, unique and cycle checks), so its transactions are SERIALIZABLE. When many
+ * clients write under one parent (the comments of one ECN bump its counter), nearly every transaction
+ * loses a serialization conflict and runs again: measured with 16 clients, one row of a read-then-write
+ * took 290 commits/s with 11,914 failed runs in 4 s, and the bench's PATCH and POST answered with a p99
+ * of 440 ms. Taking turns before the snapshot is taken removes those conflicts: a transaction that
+ * starts after the previous one committed sees its changes.
+ *
+ * How: the transactions that become ready while one batch runs form the next batch (up to `maxBatch`).
+ * A batch holds the database's write lock (a session-level advisory lock taken before BEGIN, so every
+ * instance's batches take turns), runs its jobs one after the other in one SERIALIZABLE transaction
+ * (when one throws, the batch runs again with a savepoint per job, so that job is undone alone and gets
+ * its error while the others commit), and shares one COMMIT, so the commit's WAL flush is paid once per batch instead of once per write.
+ * The result is the same as running the jobs one after the other in queue order, as SQLite's group
+ * commit does (db/group-commit.ts).
+ *
+ * SERIALIZABLE stays the safety net: a writer that does not take the lock (another program, a
+ * statement outside a transaction) can still conflict; then the whole batch is rolled back and runs
+ * again, a few times apart at random, before its jobs fail with the error (a 503 to retry).
+ */
+import { isRetryable } from './postgres-errors.js';
+import { PostgresSession, type PostgresDatabase } from './postgres-database.js';
+
+/** The advisory lock key of the write turn ('ecn-wr'), apart from the migration's. */
+export const WRITE_LOCK = 0x65636e2d7772n;
+
+/** Runs of a batch that lost to another writer, at most. */
+const MAX_ATTEMPTS = 25;
+
+interface Job {
+  readonly body: (session: PostgresSession) => Promise<unknown>;
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+type Outcome = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: unknown };
+
+const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Runs write transactions in batches that take turns (see the file comment). */
+export class PostgresWriteBatches {
+  private queue: Job[] = [];
+  private scheduled = false;
+  private running = false;
+
+  /**
+   * @param database the pool (a batch holds one of its connections)
+   * @param maxBatch the most jobs one COMMIT covers (bounds how long one batch holds the lock)
+   */
+  constructor(
+    private readonly database: PostgresDatabase,
+    private readonly maxBatch = 32,
+  ) {}
+
+  /** Runs `body` in a transaction shared with the other bodies of its batch; settles after COMMIT. */
+  run<T>(body: (session: PostgresSession) => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ body, resolve: resolve as (value: unknown) => void, reject });
+      this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.running || this.queue.length === 0) return;
+    this.scheduled = true;
+    // setImmediate: after the I/O callbacks of this turn, so requests read in the same turn join.
+    setImmediate(() => void this.flush());
+  }
+
+  private async flush(): Promise<void> {
+    this.scheduled = false;
+    this.running = true;
+    const batch = this.queue.splice(0, this.maxBatch);
+    try {
+      const outcomes = await this.runWithReruns(batch);
+      batch.forEach((job, i) => settle(job, outcomes[i] as Outcome));
+    } catch (error) {
+      for (const job of batch) job.reject(error);
+    } finally {
+      this.running = false;
+      this.schedule();
+    }
+  }
+
+  private async runWithReruns(batch: readonly Job[]): Promise<Outcome[]> {
+    // A savepoint per job costs two round trips of the five of a small write, so a batch first runs
+    // without them; only when one of its jobs throws is it rolled back and run again with a savepoint per job.
+    let savepoints = false;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.runOnce(batch, savepoints);
+      } catch (e) {
+        if (e instanceof JobThrew) {
+          savepoints = true;
+          attempt--;
+          continue;
+        }
+        if (!isRetryable(e) || attempt === MAX_ATTEMPTS) throw e;
+        // Apart at random, longer each time (to 200 ms), so the writers that collided do not collide again.
+        await pause(Math.random() * Math.min(200, 2 ** attempt));
+      }
+    }
+  }
+
+  /** One run of the batch under the write lock; throws (nothing committed) when the whole batch must run again or cannot commit. */
+  private async runOnce(batch: readonly Job[], savepoints: boolean): Promise<Outcome[]> {
+    const client = await this.database.pool.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query({ text: 'SELECT pg_advisory_lock($1::bigint)', values: [WRITE_LOCK] });
+      try {
+        return await this.inTransaction(new PostgresSession(client), batch, savepoints);
+      } finally {
+        // A lock that could not be given back goes with its connection.
+        await client.query({ text: 'SELECT pg_advisory_unlock($1::bigint)', values: [WRITE_LOCK] }).catch((e: unknown) => {
+          broken = e instanceof Error ? e : new Error(String(e));
+        });
+      }
+    } catch (e) {
+      // A connection whose statement was cancelled or lost mid-protocol is not given back to others.
+      if (e instanceof Error && !('code' in e)) broken ??= e;
+      throw e;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  private async inTransaction(s: PostgresSession, batch: readonly Job[], savepoints: boolean): Promise<Outcome[]> {
+    await s.exec('BEGIN ISOLATION LEVEL SERIALIZABLE');
+    try {
+      const outcomes: Outcome[] = [];
+      for (const job of batch) {
+        if (savepoints) await s.exec('SAVEPOINT "job"');
+        try {
+          outcomes.push({ ok: true, value: await job.body(s) });
+        } catch (error) {
+          // Another writer changed what the batch read: the whole batch runs again.
+          if (isRetryable(error)) throw error;
+          // Without savepoints only a batch of one can undo a job alone (the whole transaction).
+          if (!savepoints && batch.length > 1) throw new JobThrew();
+          outcomes.push({ ok: false, error });
+          if (savepoints) await s.exec('ROLLBACK TO SAVEPOINT "job"');
+        }
+        if (savepoints) await s.exec('RELEASE SAVEPOINT "job"');
+      }
+      await s.exec(outcomes.some((o) => o.ok) ? 'COMMIT' : 'ROLLBACK');
+      return outcomes;
+    } catch (e) {
+      await s.exec('ROLLBACK').catch(() => undefined);
+      throw e;
+    }
+  }
+}
+
+/** A job of a batch run without savepoints threw: the batch is rolled back and runs again with them. */
+class JobThrew extends Error {}
+
+function settle(job: Job, outcome: Outcome): void {
+  if (outcome.ok) job.resolve(outcome.value);
+  else job.reject(outcome.error);
+}
