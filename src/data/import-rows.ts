@@ -136,5 +136,5 @@ export async function importRows(svc: ServiceContext, type: EntityType, records:
  * the body awaits files, and every other writer waits meanwhile.
  */
 export function inOuterTransaction<T>(svc: ServiceContext, body: () => Promise<T>): Promise<T> {
-  return svc.engine.transaction(() => body());
+  return svc.engine.outerTransaction(body);
 }

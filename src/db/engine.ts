@@ -64,11 +64,18 @@ export interface Engine {
   readonly db: Statements;
   /**
    * Runs `body` in one transaction and commits it; a throw rolls back everything it did. Called again
-   * inside `body` (its async context), it is a savepoint of the same transaction, and so are the
-   * statements of `db` issued there: an import's batches join the seed's transaction. On SQLite the
-   * transactions that become ready in one event-loop turn share a COMMIT (db/group-commit.ts).
+   * inside `body`, it is a savepoint of the same transaction, and so are the statements of `db` issued
+   * there. On SQLite the transactions that become ready in one event-loop turn share a COMMIT
+   * (db/group-commit.ts); on PostgreSQL those of one instance form batches that take turns with the
+   * other instances' (db/postgres/postgres-write-batches.ts).
    */
   transaction<T>(body: (tx: Transaction) => Promise<T>): Promise<T>;
+  /**
+   * Runs `body` in one transaction held open across its awaits (files read between batches), for a
+   * command that is the only user of its service (seed, import --atomic): the transactions it asks for
+   * are part of it. COMMIT when it resolves, ROLLBACK when it throws.
+   */
+  outerTransaction<T>(body: () => Promise<T>): Promise<T>;
   /** A request's reads: on the event loop or in read threads with a deadline (SQLite), on the pool (PostgreSQL). */
   readonly reads: ReadRunner;
   /**

@@ -15,6 +15,11 @@
  * asynchronous (the engine-neutral write path awaits its statements): SQLite's statements answer at
  * once, so its awaits are microtasks and the batch still finishes before any other event-loop task
  * runs; a job that awaited real I/O would hold the transaction open, which the write path never does.
+ * A transaction asked for inside a running job is a savepoint of it. That is told without
+ * AsyncLocalStorage, whose promise hooks cost every promise of the process (a fifth of a small write's
+ * CPU on Node 20): a job is running and its batch has not yet let the event loop go on. A command that
+ * holds one transaction open across file reads (seed, import --atomic) opens it on the connection
+ * itself (SqliteEngine.outerTransaction), and the batches inside it run as part of it.
  *
  * Several processes on one file (issue 17): the transaction takes the write lock when it begins (BEGIN
  * IMMEDIATE, waiting out other writers up to the connection's busy timeout), so its reads and writes see
@@ -23,7 +28,6 @@
  * held past the busy timeout) is rolled back and run again a few times after a short pause off the
  * event loop, and only then fails with the busy error (a 503 to retry, db/sqlite/sqlite-errors.ts).
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type BetterSqlite3 from 'better-sqlite3';
 import { isBusy } from './sqlite/sqlite-errors.js';
 
@@ -55,8 +59,11 @@ export class GroupCommit {
   private scheduled = false;
   private running = false;
   private statements: { savepoint: BetterSqlite3.Statement; release: BetterSqlite3.Statement; undo: BetterSqlite3.Statement } | undefined;
-  /** Set inside a running job: a transaction asked for there is a savepoint of the job's (else it would wait for the batch it is part of). */
-  private readonly inside = new AsyncLocalStorage<boolean>();
+  /** A job of the running batch has started and not yet settled. */
+  private jobRunning = false;
+  /** The running batch has not let the event loop go on to another task since it began (see `run`). */
+  private sameTurn = false;
+  private turns = 0;
 
   /**
    * @param connection the connection (any read snapshot of it ended)
@@ -69,7 +76,10 @@ export class GroupCommit {
 
   /** Runs `fn` in a transaction shared with the other bodies queued in this turn; settles after COMMIT. */
   run<T>(fn: () => T | Promise<T>): Promise<T> {
-    if (this.inside.getStore() === true) return this.nested(fn);
+    // While a job runs and its batch still holds the event loop's turn, only that job's continuations
+    // run: a transaction asked for now is asked for inside the job (else it would wait for the batch it
+    // is part of). Once the turn passed (a job awaited real I/O), other requests' transactions queue.
+    if (this.jobRunning && this.sameTurn) return this.nested(fn);
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ fn, resolve: resolve as (value: unknown) => void, reject });
       this.schedule();
@@ -131,6 +141,15 @@ export class GroupCommit {
     }
   }
 
+  /** The batch holds the turn from now until the event loop goes on to its next task. */
+  private markTurn(): void {
+    this.sameTurn = true;
+    const turn = ++this.turns;
+    setImmediate(() => {
+      if (this.turns === turn) this.sameTurn = false;
+    });
+  }
+
   /**
    * One outcome per job; every job fails when the shared transaction cannot commit, and `busy` says
    * it failed on a busy database (nothing of it committed: the batch may run again).
@@ -141,16 +160,20 @@ export class GroupCommit {
     const s = this.sql(raw);
     // Inside a transaction the caller holds open (an atomic import, a dry run), the batch is part of it.
     const outer = raw.inTransaction;
+    this.markTurn();
     try {
       if (!outer) raw.exec('BEGIN IMMEDIATE');
       for (const job of batch) {
         s.savepoint.run();
         let outcome: Outcome;
+        this.jobRunning = true;
         try {
-          const v = this.inside.run(true, job.fn);
+          const v = job.fn();
           outcome = { ok: true, value: isThenable(v) ? await v : v };
         } catch (error) {
           outcome = { ok: false, error };
+        } finally {
+          this.jobRunning = false;
         }
         // SQLite ended the whole transaction (e.g. disk full): the earlier jobs' changes are gone too.
         if (!raw.inTransaction) throw outcome.ok ? new Error('the transaction ended inside a write') : outcome.error;

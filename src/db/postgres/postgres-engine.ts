@@ -79,6 +79,11 @@ export class PostgresEngine implements Engine {
     return this.newTransaction(body);
   }
 
+  /** The transactions `body` asks for are savepoints of it (its async context carries it). */
+  outerTransaction<T>(body: () => Promise<T>): Promise<T> {
+    return this.transaction(() => body());
+  }
+
   private async newTransaction<T>(body: (tx: Transaction) => Promise<T>): Promise<T> {
     const value = await this.writes.run((session) => {
       const open: OpenTransaction = { session, depth: 0 };

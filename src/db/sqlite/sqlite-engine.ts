@@ -53,6 +53,20 @@ export class SqliteEngine implements Engine {
     return this.database.sharedTransaction(() => body(this.tx));
   }
 
+  /** Opened on the connection itself: the batches of group commit that run meanwhile are part of it. */
+  async outerTransaction<T>(body: () => Promise<T>): Promise<T> {
+    const raw = this.database.raw;
+    await beginImmediate(raw);
+    try {
+      const value = await body();
+      raw.exec('COMMIT');
+      return value;
+    } catch (e) {
+      if (raw.inTransaction) raw.exec('ROLLBACK');
+      throw e;
+    }
+  }
+
   /**
    * One IMMEDIATE transaction takes the write lock first (waiting out other writers up to the busy
    * timeout), so a second instance starting while the first writes migrates after it, not beside it.

@@ -110,6 +110,35 @@ test('an async body (one that awaits its statements) runs in the shared transact
   expect(log).toEqual(['BEGIN IMMEDIATE', 'COMMIT']);
 });
 
+test('a transaction asked for inside a running body is a savepoint of it: its throw undoes only its own work', async () => {
+  await db.sharedTransaction(async () => {
+    insert(1)();
+    await expect(
+      db.sharedTransaction(async () => {
+        insert(2)();
+        throw new Error('inner');
+      }),
+    ).rejects.toThrow('inner');
+    await db.sharedTransaction(insert(3));
+  });
+  expect((rows() as { id: number }[]).map((r) => r.id)).toEqual([1, 3]);
+  expect(log.filter((s) => s === 'COMMIT')).toHaveLength(1);
+});
+
+test('while a body awaits real I/O, another caller\'s transaction is not joined into it: it commits in a batch of its own', async () => {
+  const slow = db.sharedTransaction(async () => {
+    insert(1)();
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    throw new Error('refused late');
+  });
+  // Asked for by someone else (a timer) while the slow body waits.
+  const other = new Promise<number>((resolve, reject) => setTimeout(() => db.sharedTransaction(insert(2)).then(resolve, reject), 5));
+  await expect(slow).rejects.toThrow('refused late');
+  await expect(other).resolves.toBe(1);
+  expect(rows()).toEqual([{ id: 2, v: 'v2' }]);
+  expect(log.filter((s) => s === 'COMMIT')).toHaveLength(2);
+});
+
 test('a batch holds at most 32 bodies; the rest commit in the next turns, in order', async () => {
   const ids = Array.from({ length: 70 }, (_, i) => i + 1);
   await Promise.all(ids.map((id) => db.sharedTransaction(insert(id))));
