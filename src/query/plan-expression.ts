@@ -196,7 +196,14 @@ function planCall(e: Extract<BoundExpr, { kind: 'call' }>, scope: QueryScope, ct
       if (lit?.kind === 'literal' && typeof lit.value === 'string') {
         const esc = escapeLike(lit.value, d.likeEscape);
         const text = e.fn === 'contains' ? `%${esc}%` : e.fn === 'startswith' ? `${esc}%` : `%${esc}`;
-        return { kind: 'like', operand: subject, pattern: param(text), escape: d.likeEscape };
+        const like: SqlExpr = { kind: 'like', operand: subject, pattern: param(text), escape: d.likeEscape };
+        // A stored column only: it compares in code-point order (an expression's result in the database's collation).
+        const range = e.fn === 'startswith' && d.prefixRange && subject.kind === 'column' ? prefixRange(lit.value) : undefined;
+        if (range === undefined) return like;
+        // The LIKE alone decides (the range holds wherever it holds), also for NULL and under a `not`.
+        const from: SqlExpr = { kind: 'binary', operator: '>=', left: subject, right: param(range.from) };
+        if (range.to === undefined) return and(from, like) as SqlExpr;
+        return and(from, { kind: 'binary', operator: '<', left: subject, right: param(range.to) }, like) as SqlExpr;
       }
       if (e.fn === 'contains') return d.containsExpr(subject, pattern);
       const len = d.functions.length([pattern]);
@@ -208,4 +215,20 @@ function planCall(e: Extract<BoundExpr, { kind: 'call' }>, scope: QueryScope, ct
     default:
       return d.functions[e.fn](args);
   }
+}
+
+/**
+ * The code-point range of the strings that start with `prefix` (text compared in code-point order,
+ * as the PostgreSQL tables' COLLATE "C" does): from the prefix itself to the prefix with its last code
+ * point raised by one (past the surrogates), or open-ended when no code point follows it. Undefined
+ * for the empty prefix (every string).
+ */
+export function prefixRange(prefix: string): { readonly from: string; readonly to?: string } | undefined {
+  const points = [...prefix];
+  while (points.length > 0) {
+    const last = points.pop() as string;
+    const cp = last.codePointAt(0) as number;
+    if (cp < 0x10ffff) return { from: prefix, to: points.join('') + String.fromCodePoint(cp === 0xd7ff ? 0xe000 : cp + 1) };
+  }
+  return prefix === '' ? undefined : { from: prefix };
 }

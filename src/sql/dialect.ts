@@ -44,6 +44,12 @@ export interface Dialect {
    * from an index and IS NOT DISTINCT FROM never; SQLite's `IS` uses indexes, so it keeps one form.
    */
   readonly plainEqualsForValues: boolean;
+  /**
+   * Whether `startswith` with a literal also states the range of the prefix (`x >= 'ab' AND x < 'ac'`):
+   * PostgreSQL plans its prepared statements once, without the pattern's value, and only a range
+   * narrows an index scan then; SQLite's LIKE never uses an index here, so it keeps the LIKE alone.
+   */
+  readonly prefixRange: boolean;
   /** A stored Boolean (0/1, or a lookup of one) as a condition: where the engine has a boolean type, stored values are not conditions. */
   booleanTest(value: SqlExpr): SqlExpr;
   /** A condition that is true only when `e` is true (never NULL). */

@@ -96,6 +96,7 @@ export const sqliteDialect: Dialect = {
   booleanValue: (value) => (value ? 1 : 0),
   nullSafeEquals: (left, right, negated) => ({ kind: 'binary', operator: negated ? 'IS NOT' : 'IS', left, right }),
   plainEqualsForValues: false,
+  prefixRange: false,
   booleanTest: (value) => value,
   isTrue: (e) => ({ kind: 'binary', operator: 'IS', left: e, right: { kind: 'constant', value: 1 } }),
   isNotTrue: (e) => ({ kind: 'binary', operator: 'IS NOT', left: e, right: { kind: 'constant', value: 1 } }),

@@ -5,16 +5,11 @@
  * nulls, enums, decimals, navigation paths (one leading to no row) and a second company whose ECNs and
  * BOM lines must not be grouped, counted or summed.
  */
-import { parseQueryOptions } from '../../src/uri/parse-options.js';
-import { aggregatedSelects, planAggregation } from '../../src/query/plan-apply.js';
-import { exprContext } from '../../src/query/plan-query.js';
-import { compile } from '../../src/sql/compile.js';
-import { sqliteDialect } from '../../src/sql/sqlite-dialect.js';
 import type { Service } from '../../src/service.js';
-import type { TokenValue } from '../../src/query/skiptoken.js';
 import type { StoredValue } from '../../src/edm/values.js';
 import { ECNS, ID, LINES, REASONS, startGoldenService } from './golden-fixture.js';
-import { NOW } from './golden-harness.js';
+import { compileAggregated } from './golden-harness.js';
+import { APPLY, type ApplyCase } from './golden-apply-cases.js';
 
 let service: Service;
 beforeAll(async () => {
@@ -28,16 +23,10 @@ const A_ONLY = 'WHERE ("t0"."_companyId" = ?)';
 
 type Row = Record<string, unknown>;
 
-/** Compiles the aggregated read of `?<query>` on `typeName` of company A; rows come back keyed by result name. */
-function aggregated(query: string, typeName: string, window: { limit?: number; after?: TokenValue[] } = {}) {
-  const type = service.model.entityTypeByName.get(typeName);
-  if (type === undefined) throw new Error(typeName);
-  const options = parseQueryOptions(query);
-  const plan = planAggregation({ model: service.model, type, options, ctx: exprContext(sqliteDialect, NOW) });
-  const { rows, count } = aggregatedSelects(sqliteDialect, plan, A, [], window);
-  const compiled = compile(rows, sqliteDialect);
-  const named = (r: Row): Row => Object.fromEntries((plan.segments[0] ?? []).map((c) => [c.name, r[c.column]]));
-  return { compiled, run: () => service.db.all(compiled).map(named), count: () => Number(service.db.get(compile(count, sqliteDialect))?.['n']) };
+/** Compiles the aggregated read of a case on company A; rows come back keyed by result name. */
+function aggregated(c: ApplyCase) {
+  const { compiled, count, named } = compileAggregated(service, c);
+  return { compiled, run: () => service.db.all(compiled).map(named), count: () => Number(service.db.get(count)?.['n']) };
 }
 
 // The oracle's view of the fixture.
@@ -60,7 +49,7 @@ const ascending = (a: unknown, b: unknown): number => (a === b ? 0 : a === null 
 const byKeys = (a: Row, b: Row, keys: string[]): number => keys.reduce((c, k) => c || ascending(a[k], b[k]), 0);
 
 test('groupby((status),aggregate($count as n)): one GROUP BY, company A only, ordered by the grouping column', () => {
-  const q = aggregated('$apply=groupby((status),aggregate($count%20as%20n))', 'engChangeNotice');
+  const q = aggregated(APPLY.countByStatus);
   expect(q.compiled.sql).toBe(`SELECT "r"."c0" AS "c0", "r"."c1" AS "c1" FROM (SELECT "t0"."status" AS "c0", count(*) AS "c1" FROM ${ECN_TABLE} ${A_ONLY} GROUP BY "t0"."status") AS "r" ORDER BY "r"."c0" ASC`);
   expect(q.compiled.params).toEqual([A]);
   const expected = [...groups(ecns, (e) => [e.status]).values()].map((g) => ({ status: g.key[0], n: g.rows.length })).sort((a, b) => byKeys(a, b, ['status']));
@@ -69,7 +58,7 @@ test('groupby((status),aggregate($count as n)): one GROUP BY, company A only, or
 });
 
 test('a navigation path and decimals: BOM lines by their ECN status, sum of quantityPer, an all-null sum, $count', () => {
-  const q = aggregated('$apply=groupby((engChangeNotice/status),aggregate(quantityPer%20with%20sum%20as%20total,newQuantityPer%20with%20sum%20as%20newTotal,$count%20as%20n))', 'engChangeNoticeBOMLine');
+  const q = aggregated(APPLY.linesByEcnStatus);
   expect(q.compiled.sql).toBe(
     'SELECT "r"."c0" AS "c0", "r"."c1" AS "c1", "r"."c2" AS "c2", "r"."c3" AS "c3" FROM (SELECT "t1"."status" AS "c0", sum("t0"."quantityPer") AS "c1", sum("t0"."newQuantityPer") AS "c2", count(*) AS "c3" ' +
       'FROM "engChangeNoticeBOMLines" AS "t0" LEFT JOIN "engChangeNotices" AS "t1" ON (("t1"."id" = "t0"."engChangeNoticeId") AND ("t1"."_companyId" = "t0"."_companyId")) ' +
@@ -83,7 +72,7 @@ test('a navigation path and decimals: BOM lines by their ECN status, sum of quan
 });
 
 test('a lookup through a navigation that finds no row for some ECNs: null is a group of its own', () => {
-  const q = aggregated('$apply=groupby((changeReason/description),aggregate($count%20as%20n))', 'engChangeNotice');
+  const q = aggregated(APPLY.byReasonDescription);
   expect(q.compiled.sql).toBe(
     `SELECT "r"."c0" AS "c0", "r"."c1" AS "c1" FROM (SELECT "t1"."description" AS "c0", count(*) AS "c1" FROM ${ECN_TABLE} ` +
       'LEFT JOIN "changeReasons" AS "t1" ON (("t1"."code" = "t0"."changeReasonCode") AND ("t1"."_companyId" = "t0"."_companyId")) ' +
@@ -97,10 +86,7 @@ test('a lookup through a navigation that finds no row for some ECNs: null is a g
 });
 
 test('filter with an enum list, then aggregate alone: sum, average, min, max, countdistinct (nulls ignored)', () => {
-  const q = aggregated(
-    "$apply=filter(status%20in%20('New','Approved'))/aggregate(sourceSequence%20with%20sum%20as%20total,sourceSequence%20with%20average%20as%20avg,sourceSequence%20with%20min%20as%20lo,sourceSequence%20with%20max%20as%20hi,drawingTypeCode%20with%20countdistinct%20as%20types)",
-    'engChangeNotice',
-  );
+  const q = aggregated(APPLY.filterThenAggregate);
   expect(q.compiled.sql).toBe(
     'SELECT "r"."c0" AS "c0", "r"."c1" AS "c1", "r"."c2" AS "c2", "r"."c3" AS "c3", "r"."c4" AS "c4" FROM (SELECT sum("t0"."sourceSequence") AS "c0", avg("t0"."sourceSequence") AS "c1", ' +
       `min("t0"."sourceSequence") AS "c2", max("t0"."sourceSequence") AS "c3", count(DISTINCT "t0"."drawingTypeCode") AS "c4" FROM ${ECN_TABLE} ` +
@@ -114,7 +100,7 @@ test('filter with an enum list, then aggregate alone: sum, average, min, max, co
 });
 
 test('a filter on the aggregated values and $orderby: the outer query sorts by the alias, then by every grouping column', () => {
-  const q = aggregated('$apply=groupby((status,changeReasonCode),aggregate($count%20as%20n))/filter(n%20gt%201)&$orderby=n%20desc', 'engChangeNotice');
+  const q = aggregated(APPLY.filterOnAggregates);
   expect(q.compiled.sql).toBe(
     'SELECT "r"."c0" AS "c0", "r"."c1" AS "c1", "r"."c2" AS "c2", "r"."c2" AS "_sort0" FROM (SELECT "t0"."status" AS "c0", "t0"."changeReasonCode" AS "c1", count(*) AS "c2" ' +
       `FROM ${ECN_TABLE} ${A_ONLY} GROUP BY "t0"."status", "t0"."changeReasonCode") AS "r" WHERE ("r"."c2" > ?) ORDER BY "r"."c2" DESC, "r"."c0" ASC, "r"."c1" ASC`,
@@ -128,7 +114,7 @@ test('a filter on the aggregated values and $orderby: the outer query sorts by t
 });
 
 test('two stages: the second groupby reads the first as a derived table', () => {
-  const q = aggregated('$apply=groupby((status,sourceType),aggregate($count%20as%20n))/groupby((status),aggregate(n%20with%20max%20as%20most))', 'engChangeNotice');
+  const q = aggregated(APPLY.twoStages);
   expect(q.compiled.sql).toBe(
     'SELECT "r"."c0" AS "c0", "r"."c1" AS "c1" FROM (SELECT "t1"."c0" AS "c0", max("t1"."c2") AS "c1" FROM (SELECT "t0"."status" AS "c0", "t0"."sourceType" AS "c1", count(*) AS "c2" ' +
       `FROM ${ECN_TABLE} ${A_ONLY} GROUP BY "t0"."status", "t0"."sourceType") AS "t1" GROUP BY "t1"."c0") AS "r" ORDER BY "r"."c0" ASC`,
@@ -139,7 +125,7 @@ test('two stages: the second groupby reads the first as a derived table', () => 
 });
 
 test('the next page starts strictly after the last group of the previous one (keyset, LIMIT bound)', () => {
-  const q = aggregated('$apply=groupby((status),aggregate($count%20as%20n))', 'engChangeNotice', { limit: 2, after: ['Closed'] });
+  const q = aggregated(APPLY.nextPage);
   expect(q.compiled.sql).toBe(
     `SELECT "r"."c0" AS "c0", "r"."c1" AS "c1" FROM (SELECT "t0"."status" AS "c0", count(*) AS "c1" FROM ${ECN_TABLE} ${A_ONLY} GROUP BY "t0"."status") AS "r" ` +
       'WHERE ("r"."c0" > ?) ORDER BY "r"."c0" ASC LIMIT CAST(? AS INTEGER)',
@@ -150,18 +136,18 @@ test('the next page starts strictly after the last group of the previous one (ke
 });
 
 test('a null grouping value pages too: the token may end in null', () => {
-  const q = aggregated('$apply=groupby((changeReasonCode),aggregate($count%20as%20n))', 'engChangeNotice', { limit: 10, after: [null] });
+  const q = aggregated(APPLY.nextPageAfterNull);
   expect(q.compiled.sql).toContain('WHERE ("r"."c0" IS NOT NULL) ORDER BY "r"."c0" ASC');
   expect(q.run().map((r) => r['changeReasonCode'])).toEqual(['COST', 'DESIGN', 'QUALITY']);
 });
 
 test("company B's rows are never counted: its ECNs, its BOM lines and their decimals", () => {
-  expect(aggregated('$apply=aggregate($count%20as%20n,sourceSequence%20with%20max%20as%20hi)', 'engChangeNotice').run()).toEqual([{ n: ECNS.length, hi: 100 }]);
-  expect(aggregated('$apply=aggregate(quantityPer%20with%20sum%20as%20total,$count%20as%20n)', 'engChangeNoticeBOMLine').run()).toEqual([{ total: 11.5, n: LINES.length }]);
+  expect(aggregated(APPLY.ecnTotals).run()).toEqual([{ n: ECNS.length, hi: 100 }]);
+  expect(aggregated(APPLY.lineTotals).run()).toEqual([{ total: 11.5, n: LINES.length }]);
 });
 
 test('orderby then top: a derived table cut in that order (then the grouping columns); the response keeps the order', () => {
-  const q = aggregated('$apply=groupby((status),aggregate($count%20as%20n))/orderby(n%20desc)/top(2)', 'engChangeNotice');
+  const q = aggregated(APPLY.orderbyTop);
   expect(q.compiled.sql).toBe(
     'SELECT "r"."c0" AS "c0", "r"."c1" AS "c1", "r"."c1" AS "_sort0" FROM (SELECT "t1"."c0" AS "c0", "t1"."c1" AS "c1" FROM (SELECT "t0"."status" AS "c0", count(*) AS "c1" ' +
       `FROM ${ECN_TABLE} ${A_ONLY} GROUP BY "t0"."status") AS "t1" ORDER BY "t1"."c1" DESC, "t1"."c0" ASC LIMIT CAST(? AS INTEGER)) AS "r" ORDER BY "r"."c1" DESC, "r"."c0" ASC`,
@@ -172,7 +158,7 @@ test('orderby then top: a derived table cut in that order (then the grouping col
 });
 
 test('concat: one UNION ALL, each row with its branch and its position in the branch', () => {
-  const q = aggregated('$apply=groupby((status),aggregate($count%20as%20n))/concat(aggregate($count%20as%20groups),top(1))', 'engChangeNotice');
+  const q = aggregated(APPLY.concat);
   const stage = (t: string): string => `SELECT "${t}"."status" AS "c0", count(*) AS "c1" FROM "engChangeNotices" AS "${t}" WHERE ("${t}"."_companyId" = ?) GROUP BY "${t}"."status"`;
   expect(q.compiled.sql).toBe(
     'SELECT "r"."u0" AS "u0", "r"."u1" AS "u1", "r"."u2" AS "u2", "r"."_branch" AS "_branch" FROM (' +

@@ -135,6 +135,7 @@ export const postgresDialect: Dialect = {
   booleanValue: (value) => (value ? 1 : 0),
   nullSafeEquals: (left, right, negated) => ({ kind: 'binary', operator: negated ? 'IS DISTINCT FROM' : 'IS NOT DISTINCT FROM', left, right }),
   plainEqualsForValues: true,
+  prefixRange: true,
   booleanTest: (value) => bin('=', value, c(1)),
   isTrue: (e) => ({ kind: 'isTrue', operand: e, negated: false }),
   isNotTrue: (e) => ({ kind: 'isTrue', operand: e, negated: true }),
