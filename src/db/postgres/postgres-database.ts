@@ -141,8 +141,9 @@ export function openPostgres(url: string, options: PostgresPoolOptions = {}): Po
   // page with `LIMIT $n` looks dearer than the custom ones, though it is the same plan. Planning cost
   // 15-25 % of the server's CPU per read (bench data, one connection, 800-1,500 runs of each bench
   // read: the 100-row page 1,210-1,270 -> 1,010-1,030 µs, filter + orderby 625-650 -> 490-500, tasks
-  // by status 890 -> 690-710, expand 2,430-2,630 -> 2,010-2,080). The price: a `startswith` pattern
-  // no longer narrows an index range (the plan does not know the pattern); it filters rows instead.
+  // by status 890 -> 690-710, expand 2,430-2,630 -> 2,010-2,080). Such a plan does not know a LIKE
+  // pattern, so `startswith` also states its prefix's range (query/plan-expression.ts), which narrows an
+  // index as the pattern did; and one plan serves a value with few rows and one with many alike.
   pool.on('connect', (client) => {
     client.query('SET plan_cache_mode = force_generic_plan').catch(() => undefined);
   });

@@ -13,9 +13,11 @@
  * A batch holds the database's write lock (a session-level advisory lock taken before BEGIN, so every
  * instance's batches take turns), runs its jobs one after the other in one SERIALIZABLE transaction
  * (when one throws, the batch runs again with a savepoint per job, so that job is undone alone and gets
- * its error while the others commit), and shares one COMMIT, so the commit's WAL flush is paid once per batch instead of once per write.
- * The result is the same as running the jobs one after the other in queue order, as SQLite's group
- * commit does (db/group-commit.ts).
+ * its error while the others commit), and shares one COMMIT, so the commit's WAL flush is paid once
+ * per batch instead of once per write. The result is the same as running the jobs one after the other
+ * in queue order, as SQLite's group commit does (db/group-commit.ts). The price: the writes of all
+ * instances are serial (each statement of a batch is a round trip), about a thousand small writes a
+ * second under one ECN on the bench machine; reads never wait for them.
  *
  * SERIALIZABLE stays the safety net: a writer that does not take the lock (another program, a
  * statement outside a transaction) can still conflict; then the whole batch is rolled back and runs
