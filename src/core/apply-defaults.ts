@@ -40,7 +40,19 @@ export async function applyDefaults(svc: ServiceContext, tx: Statements, type: E
  * create inside a change set: later parts address the entity by it before the transaction runs).
  */
 export function assignKeyFirst(type: EntityType, row: RowValues): void {
-  if (!row.has(type.key.name) && type.key.default?.kind === 'guid') row.set(type.key.name, timeOrderedUuid());
+  if (row.has(type.key.name) || type.key.default?.kind !== 'guid') return;
+  const key = timeOrderedUuid();
+  row.set(type.key.name, key);
+  generatedKeys.set(row, key);
+}
+
+/** The keys assignKeyFirst generated, by row. */
+const generatedKeys = new WeakMap<RowValues, StoredValue>();
+
+/** true when the row's key is still the new GUID assignKeyFirst gave it (no other row can have it). */
+export function hasGeneratedKey(type: EntityType, row: RowValues): boolean {
+  const key = generatedKeys.get(row);
+  return key !== undefined && row.get(type.key.name) === key;
 }
 
 async function defaultValue(svc: ServiceContext, tx: Statements, type: EntityType, p: Property, d: DefaultValue, row: RowValues, input: DefaultsInput): Promise<StoredValue> {

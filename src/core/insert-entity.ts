@@ -8,7 +8,7 @@ import { param } from '../sql/build.js';
 import { statementsOf } from '../sql/statement-cache.js';
 import { HIDDEN_COLUMNS, type EntityType } from '../edm/model.js';
 import type { DbRow } from '../db/database.js';
-import { applyDefaults } from './apply-defaults.js';
+import { applyDefaults, hasGeneratedKey } from './apply-defaults.js';
 import { checkReferences, checkRequired, checkUnique, type RowValues } from './write-checks.js';
 import { readRow } from './resolve-path.js';
 import { assignRowSecret } from './row-secret.js';
@@ -66,8 +66,10 @@ export async function prepareInsert(svc: ServiceContext, tx: Statements, type: E
   checkRequired(type, row);
   const changed = new Set(row.keys());
   await checkReferences(svc, tx, type, companyId, row, changed);
-  // A fresh UUIDv7 cannot be taken, and a number series skips taken numbers: only given values can clash.
+  // A fresh UUIDv7 (filled now, or given to a change set's row before its transaction) cannot be taken,
+  // and a number series skips taken numbers: only given values can clash.
   for (const p of filled) if (p.default?.kind === 'guid' || p.default?.kind === 'numberSeries') changed.delete(p.name);
+  if (hasGeneratedKey(type, row)) changed.delete(type.key.name);
   await checkUnique(svc, tx, type, companyId, row, changed);
 }
 

@@ -1,7 +1,7 @@
 /**
  * src/core/apply-defaults.ts: the model's defaults for properties a POST did not give.
  */
-import { applyDefaults } from '../../../src/core/apply-defaults.js';
+import { applyDefaults, assignKeyFirst, hasGeneratedKey } from '../../../src/core/apply-defaults.js';
 import type { RowValues } from '../../../src/core/write-checks.js';
 import { startTestService, type TestService } from '../../helpers/test-service.js';
 
@@ -30,4 +30,20 @@ test('generated keys are time-ordered UUIDs (version 7): each sorts after the on
   // The first 48 bits are the creation time in milliseconds.
   const ms = parseInt((ids[0] as string).replace(/-/g, '').slice(0, 12), 16);
   expect(Math.abs(ms - Date.now())).toBeLessThan(60_000);
+});
+
+test('a key given to a row before its transaction (a change set part) counts as generated only while the row keeps it', () => {
+  const type = t.service.model.entityTypeByName.get('engChangeNoticeComment');
+  if (type === undefined) throw new Error('engChangeNoticeComment');
+  const row: RowValues = new Map<string, string | number>([['lineNo', 1]]);
+  assignKeyFirst(type, row);
+  expect(row.get('id')).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7/);
+  expect(hasGeneratedKey(type, row)).toBe(true);
+  row.set('id', '00000000-0000-4000-8000-000000000001');
+  expect(hasGeneratedKey(type, row)).toBe(false);
+  // A key the row already had is not replaced, nor counted as generated.
+  const given: RowValues = new Map<string, string | number>([['id', '00000000-0000-4000-8000-000000000002']]);
+  assignKeyFirst(type, given);
+  expect(given.get('id')).toBe('00000000-0000-4000-8000-000000000002');
+  expect(hasGeneratedKey(type, given)).toBe(false);
 });
