@@ -35,6 +35,7 @@ export class Database {
 
   /** A request starts: its reads share the read snapshot of this event-loop turn, or a new one unless `joinTurn` (shared-reads.ts). */
   enterRequest(joinTurn: boolean): void {
+    this.group.newTask();
     this.reads.enter(joinTurn);
   }
 

@@ -17,7 +17,11 @@
  * runs; a job that awaited real I/O would hold the transaction open, which the write path never does.
  * A transaction asked for inside a running job is a savepoint of it. That is told without
  * AsyncLocalStorage, whose promise hooks cost every promise of the process (a fifth of a small write's
- * CPU on Node 20): a job is running and its batch has not yet let the event loop go on. A command that
+ * CPU on Node 20, and as much when enabled only while a batch runs): a job is running and its batch has
+ * not yet let the event loop go on, which a request's start (newTask) or the next check phase ends. So
+ * a rule that awaits real I/O against the contract makes writes wait, and never takes another request's
+ * write into its own transaction (a timer's, such as the delivery worker's, could be: its claim would
+ * then be undone with the job and made again later). A command that
  * holds one transaction open across file reads (seed, import --atomic) opens it on the connection
  * itself (SqliteEngine.outerTransaction), and the batches inside it run as part of it.
  *
@@ -139,6 +143,15 @@ export class GroupCommit {
       this.running = false;
       this.schedule();
     }
+  }
+
+  /**
+   * A new task of the event loop began (a request starts: Database.enterRequest): the running batch, if
+   * any, no longer holds the turn. The setImmediate of markTurn says so only in the check phase, after
+   * the poll phase whose I/O callbacks start requests.
+   */
+  newTask(): void {
+    this.sameTurn = false;
   }
 
   /** The batch holds the turn from now until the event loop goes on to its next task. */

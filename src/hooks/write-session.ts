@@ -255,6 +255,8 @@ export async function inWriteBatch<I, T>(
 ): Promise<BatchOutcome<T>[]> {
   let sessions: WriteSession[] = [];
   const run = async (tx: Transaction, savepoints: boolean): Promise<BatchOutcome<T>[]> => {
+    // The engine may run the transaction again (a batch that lost to another writer): only the sessions of the run that commits count.
+    sessions = [];
     // Without savepoints any throw replays the batch, so one session can hold all of its writes.
     const shared = savepoints ? undefined : new WriteSession(svc, identity, tx, readBack);
     if (shared !== undefined) sessions.push(shared);
@@ -287,7 +289,6 @@ export async function inWriteBatch<I, T>(
     outcomes = await svc.engine.transaction((tx) => run(tx, false));
   } catch (e) {
     if (!(e instanceof RetryItemByItem)) throw e;
-    sessions = [];
     outcomes = await svc.engine.transaction((tx) => run(tx, true));
   }
   await afterCommit(svc, sessions);
@@ -334,6 +335,8 @@ export class WriteJobError extends Error {
 export async function inOneWriteTransaction(svc: ServiceContext, jobs: readonly WriteJob[]): Promise<unknown[]> {
   const sessions: WriteSession[] = [];
   const results = await svc.engine.transaction(async (tx) => {
+    // The engine may run the transaction again (a batch that lost to another writer): only the sessions of the run that commits count.
+    sessions.length = 0;
     const values: unknown[] = [];
     for (const [i, job] of jobs.entries()) {
       const session = new WriteSession(svc, job.identity, tx);

@@ -197,8 +197,10 @@ function planCall(e: Extract<BoundExpr, { kind: 'call' }>, scope: QueryScope, ct
         const esc = escapeLike(lit.value, d.likeEscape);
         const text = e.fn === 'contains' ? `%${esc}%` : e.fn === 'startswith' ? `${esc}%` : `%${esc}`;
         const like: SqlExpr = { kind: 'like', operand: subject, pattern: param(text), escape: d.likeEscape };
-        // A stored column only: it compares in code-point order (an expression's result in the database's collation).
-        const range = e.fn === 'startswith' && d.prefixRange && subject.kind === 'column' ? prefixRange(lit.value) : undefined;
+        // A stored property only: its column compares in code-point order (an expression's result, or an
+        // $apply result column, in the database's collation).
+        const stored = e.args[0]?.kind === 'property' && subject.kind === 'column';
+        const range = e.fn === 'startswith' && d.prefixRange && stored ? prefixRange(lit.value) : undefined;
         if (range === undefined) return like;
         // The LIKE alone decides (the range holds wherever it holds), also for NULL and under a `not`.
         const from: SqlExpr = { kind: 'binary', operator: '>=', left: subject, right: param(range.from) };

@@ -123,7 +123,7 @@ export class PostgresWriteBatches {
       }
     } catch (e) {
       // A connection whose statement was cancelled or lost mid-protocol is not given back to others.
-      if (e instanceof Error && !('code' in e)) broken ??= e;
+      if (e instanceof Error && !('code' in e) && !(e instanceof JobThrew)) broken ??= e;
       throw e;
     } finally {
       client.release(broken);
@@ -148,7 +148,14 @@ export class PostgresWriteBatches {
         }
         if (savepoints) await s.exec('RELEASE SAVEPOINT "job"');
       }
-      await s.exec(outcomes.some((o) => o.ok) ? 'COMMIT' : 'ROLLBACK');
+      if (!outcomes.some((o) => o.ok)) {
+        await s.exec('ROLLBACK');
+        return outcomes;
+      }
+      // PostgreSQL ends a transaction a failed statement aborted with ROLLBACK, even when asked to COMMIT
+      // (a job that caught that statement's error): then nothing of the batch was written.
+      const end = await s.client.query('COMMIT');
+      if (end.command !== 'COMMIT') throw new Error('the write transaction was rolled back at its end: one of its statements had failed');
       return outcomes;
     } catch (e) {
       await s.exec('ROLLBACK').catch(() => undefined);

@@ -139,6 +139,28 @@ test('while a body awaits real I/O, another caller\'s transaction is not joined 
   expect(log.filter((s) => s === 'COMMIT')).toHaveLength(2);
 });
 
+test('a request that starts while a body awaits real I/O, before the next check phase, is not joined into it', async () => {
+  let other: Promise<number> | undefined;
+  const slow = db.sharedTransaction(async () => {
+    insert(1)();
+    // Due before the body's I/O completes: it runs in the next loop iteration's timers phase, ahead of
+    // the check phase that would tell the batch the turn passed. It starts a request as core/handle.ts does.
+    setTimeout(() => {
+      db.enterRequest(false);
+      other = db.sharedTransaction(insert(2));
+      db.leaveRequest();
+    }, 0);
+    const until = Date.now() + 3;
+    while (Date.now() < until); // the timer is due when this turn ends
+    await fs.promises.stat(os.tmpdir());
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    throw new Error('refused late');
+  });
+  await expect(slow).rejects.toThrow('refused late');
+  await expect(other).resolves.toBe(1);
+  expect(rows()).toEqual([{ id: 2, v: 'v2' }]);
+});
+
 test('a batch holds at most 32 bodies; the rest commit in the next turns, in order', async () => {
   const ids = Array.from({ length: 70 }, (_, i) => i + 1);
   await Promise.all(ids.map((id) => db.sharedTransaction(insert(id))));

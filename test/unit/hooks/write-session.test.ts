@@ -6,6 +6,7 @@
 import { startTestService, type TestService } from '../../helpers/test-service.js';
 import { defineHooks, type EntityHooks, type Row, type TxWriter, type WriteOp } from '../../../src/hooks/types.js';
 import { refused } from '../../rules/rule-helpers.js';
+import { inOneWriteTransaction, inWriteBatch, type WriteSession } from '../../../src/hooks/write-session.js';
 
 /** The messages of the errors the service logs from now on (a 500's cause is only in the log). */
 function loggedErrors(t: TestService): string[] {
@@ -178,4 +179,42 @@ test(
       expect((await t.call('GET', `/engChangeOrders(${eco.id})`)).json.description).toBe(eco.description);
     },
   ),
+);
+
+test(
+  'a transaction the engine runs again (one that lost to another writer) runs the afterCommit hooks of the run that committed, once',
+  (() => {
+    const after: string[] = [];
+    const rule = defineHooks({
+      entityType: 'engChangeOrder',
+      afterCommit(ctx) {
+        after.push(String(ctx.after?.['description']));
+      },
+    });
+    return withRules([rule], async (t) => {
+      const svc = t.service.context;
+      const engine = svc.engine;
+      const real = engine.transaction.bind(engine);
+      const rerun = new Error('lost to another writer');
+      // Each transaction's body runs twice: first in a savepoint that is undone (as a rerun batch is), then for real.
+      (engine as { transaction: typeof engine.transaction }).transaction = (body) =>
+        real(async (tx) => {
+          await tx.savepoint(async () => {
+            await body(tx);
+            throw rerun;
+          }).catch((e: unknown) => {
+            if (e !== rerun) throw e;
+          });
+          return body(tx);
+        });
+      const principal = { userId: 'ADMIN', companies: new Set<string>(), grants: new Map() };
+      const identity = { companyId: t.companyIds[0], principal, requestId: 'r1', now: new Date() };
+      const type = svc.model.entityTypeByName.get('engChangeOrder');
+      if (type === undefined) throw new Error('engChangeOrder');
+      const create = (description: string) => async (session: WriteSession) => session.create(type, new Map([['description', description]]));
+      await inOneWriteTransaction(svc, [{ identity, body: create('set a') }, { identity, body: create('set b') }]);
+      await inWriteBatch(svc, identity, ['batch a', 'batch b'], (session, d) => create(d)(session));
+      expect(after).toEqual(['set a', 'set b', 'batch a', 'batch b']);
+    });
+  })(),
 );
