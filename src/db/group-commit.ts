@@ -18,10 +18,12 @@
  * A transaction asked for inside a running job is a savepoint of it. That is told without
  * AsyncLocalStorage, whose promise hooks cost every promise of the process (a fifth of a small write's
  * CPU on Node 20, and as much when enabled only while a batch runs): a job is running and its batch has
- * not yet let the event loop go on, which a request's start (newTask) or the next check phase ends. So
- * a rule that awaits real I/O against the contract makes writes wait, and never takes another request's
- * write into its own transaction (a timer's, such as the delivery worker's, could be: its claim would
- * then be undone with the job and made again later). A command that
+ * not yet let the event loop go on, which a request's start (newTask), the next timers phase or the
+ * next check phase ends. So a rule that awaits real I/O against the contract makes writes wait, and
+ * never takes another request's write into its own transaction. One window stays: an I/O callback that
+ * is not a request's (a webhook's answer to the delivery worker) in the first poll phase after such a
+ * rule began to wait, within its first millisecond, could be joined; the delivery worker's writes are
+ * claims and results that, undone with the job, are made again later. A command that
  * holds one transaction open across file reads (seed, import --atomic) opens it on the connection
  * itself (SqliteEngine.outerTransaction), and the batches inside it run as part of it.
  *
@@ -154,13 +156,19 @@ export class GroupCommit {
     this.sameTurn = false;
   }
 
-  /** The batch holds the turn from now until the event loop goes on to its next task. */
+  /**
+   * The batch holds the turn from now until the event loop goes on to its next task: told by the next
+   * timers phase (a timer set now fires before any timer set later, such as one a job's body sets) or
+   * the next check phase, whichever comes first, and by a request's start (newTask).
+   */
   private markTurn(): void {
     this.sameTurn = true;
     const turn = ++this.turns;
-    setImmediate(() => {
+    const passed = (): void => {
       if (this.turns === turn) this.sameTurn = false;
-    });
+    };
+    setImmediate(passed);
+    setTimeout(passed, 0);
   }
 
   /**

@@ -126,13 +126,16 @@ test('a transaction asked for inside a running body is a savepoint of it: its th
 });
 
 test('while a body awaits real I/O, another caller\'s transaction is not joined into it: it commits in a batch of its own', async () => {
+  let other: Promise<number> | undefined;
   const slow = db.sharedTransaction(async () => {
     insert(1)();
+    // Asked for by someone else (a timer) while the slow body waits.
+    setTimeout(() => {
+      other = db.sharedTransaction(insert(2));
+    }, 5);
     await new Promise((resolve) => setTimeout(resolve, 30));
     throw new Error('refused late');
   });
-  // Asked for by someone else (a timer) while the slow body waits.
-  const other = new Promise<number>((resolve, reject) => setTimeout(() => db.sharedTransaction(insert(2)).then(resolve, reject), 5));
   await expect(slow).rejects.toThrow('refused late');
   await expect(other).resolves.toBe(1);
   expect(rows()).toEqual([{ id: 2, v: 'v2' }]);
