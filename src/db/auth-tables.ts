@@ -5,10 +5,11 @@
  * in-memory access cache (auth/access-cache.ts) knows when to forget, whichever connection wrote.
  */
 import type { Database } from './database.js';
+import { quoteIdentifier } from '../sql/quote-identifier.js';
 
 /** Creates the auth tables if missing; `companyTable` is the model's company table. */
 export function createAuthTables(db: Database, companyTable: string): void {
-  const company = `"${companyTable.replace(/"/g, '""')}"`;
+  const company = quoteIdentifier(companyTable);
   db.exec(`
     CREATE TABLE IF NOT EXISTS "_users" (
       "userId" TEXT NOT NULL PRIMARY KEY,

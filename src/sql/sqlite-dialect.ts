@@ -81,7 +81,6 @@ function jsonNumber(e: SqlExpr, double: boolean, asString = false): SqlExpr {
   };
 }
 
-
 /** The SQLite dialect. */
 export const sqliteDialect: Dialect = {
   name: 'sqlite',

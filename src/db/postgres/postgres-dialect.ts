@@ -110,7 +110,6 @@ function jsonObject(members: readonly { readonly key: string; readonly value: Sq
 /** `[a,b,...]` of a group's JSON texts in the order of its (ordered) input, `[]` for an empty group. */
 const jsonTextArrayAgg = (rowJson: SqlExpr): SqlExpr => call('coalesce', concat([p('['), call('string_agg', rowJson, p(',')), p(']')]), p('[]'));
 
-
 /**
  * `$n`, untyped: PostgreSQL takes the type from where it stands (the column compared or assigned, so
  * an index serves it). Never typed by the value: compiled statements are cached by shape

@@ -54,33 +54,32 @@ export class SqliteEngine implements Engine {
   }
 
   /** Opened on the connection itself: the batches of group commit that run meanwhile are part of it. */
-  async outerTransaction<T>(body: () => Promise<T>): Promise<T> {
-    const raw = this.database.raw;
-    await beginImmediate(raw);
-    try {
-      const value = await body();
-      raw.exec('COMMIT');
-      return value;
-    } catch (e) {
-      if (raw.inTransaction) raw.exec('ROLLBACK');
-      throw e;
-    }
+  outerTransaction<T>(body: () => Promise<T>): Promise<T> {
+    return this.immediate(body, true);
   }
 
   /**
    * One IMMEDIATE transaction takes the write lock first (waiting out other writers up to the busy
    * timeout), so a second instance starting while the first writes migrates after it, not beside it.
    */
-  async migrate(model: EdmModel, options: { readonly dryRun?: boolean } = {}): Promise<MigrationReport> {
-    const raw = this.database.raw;
-    await beginImmediate(raw);
-    try {
+  migrate(model: EdmModel, options: { readonly dryRun?: boolean } = {}): Promise<MigrationReport> {
+    return this.immediate(() => {
       const report = migrate(this.database, model);
       createOutboxTable(this.database);
       createDeliveryTables(this.database);
       createAuthTables(this.database, model.company.table);
-      raw.exec(options.dryRun === true ? 'ROLLBACK' : 'COMMIT');
       return report;
+    }, options.dryRun !== true);
+  }
+
+  /** Runs `body` in an IMMEDIATE transaction on the connection; COMMIT (or, when not `commit`, ROLLBACK) when it returns, ROLLBACK when it throws. */
+  private async immediate<T>(body: () => T | Promise<T>, commit: boolean): Promise<T> {
+    const raw = this.database.raw;
+    await beginImmediate(raw);
+    try {
+      const value = await body();
+      raw.exec(commit ? 'COMMIT' : 'ROLLBACK');
+      return value;
     } catch (e) {
       if (raw.inTransaction) raw.exec('ROLLBACK');
       throw e;
