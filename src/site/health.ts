@@ -1,11 +1,13 @@
 /**
  * `GET /health` and `GET /ready` for load balancers and orchestrators (conventions §9), without
  * credentials: health says the process answers; ready says it can serve, which needs the database
- * to answer a trivial query through the service's own connection.
+ * to answer a trivial query through the service's own connections (any engine: on PostgreSQL the
+ * pool's, bounded by its connect and statement timeouts).
  */
 import type { Logger } from 'pino';
-import type { Database } from '../db/database.js';
+import type { Statements } from '../db/engine.js';
 import type { ODataResponse } from '../core/request.js';
+import type { MaybePromise } from '../util/maybe-promise.js';
 
 const HEADERS = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' };
 const UP = JSON.stringify({ status: 'up' });
@@ -19,12 +21,21 @@ export function health(): ODataResponse {
 }
 
 /** 200 when the database answers, else 503 (the cause goes to the log, not to the caller). */
-export function ready(db: Database, log: Logger): ODataResponse {
-  try {
-    if (db.get(READY_QUERY)?.['ready'] !== 1) throw new Error('SELECT 1 did not give 1');
-    return { status: 200, headers: HEADERS, body: READY };
-  } catch (e) {
+export function ready(db: Statements, log: Logger): MaybePromise<ODataResponse> {
+  const unavailable = (e: unknown): ODataResponse => {
     log.error({ err: e }, 'readiness check failed');
     return { status: 503, headers: { ...HEADERS, 'Retry-After': '5' }, body: UNAVAILABLE };
+  };
+  const answered = (row: Record<string, unknown> | undefined): ODataResponse => {
+    // PostgreSQL's 1 is an int4, SQLite's a number; both read as the number 1.
+    if (Number(row?.['ready']) !== 1) throw new Error('SELECT 1 did not give 1');
+    return { status: 200, headers: HEADERS, body: READY };
+  };
+  try {
+    const row = db.get(READY_QUERY);
+    if (!(row instanceof Promise)) return answered(row);
+    return row.then(answered).catch(unavailable);
+  } catch (e) {
+    return unavailable(e);
   }
 }

@@ -5,7 +5,7 @@
  * never pass through it.
  */
 import type { Logger } from 'pino';
-import type { Database } from '../db/database.js';
+import type { Engine } from '../db/engine.js';
 import type { EdmModel } from '../edm/model.js';
 import type { ODataResponse } from '../core/request.js';
 import { MethodNotAllowedError } from '../errors/odata-error.js';
@@ -13,18 +13,19 @@ import { DOCS_PATH, DocsPage } from './docs-page.js';
 import { health, ready } from './health.js';
 import { htmlResponse } from './html.js';
 import { indexPage } from './index-page.js';
+import type { MaybePromise } from '../util/maybe-promise.js';
 
 /** The pages of one service. */
 export class Site {
   private readonly docs: DocsPage;
   private index: ODataResponse | undefined;
 
-  constructor(private readonly service: { readonly model: EdmModel; readonly db: Database; readonly log: Logger }) {
+  constructor(private readonly service: { readonly model: EdmModel; readonly engine: Engine; readonly log: Logger }) {
     this.docs = new DocsPage(service.model);
   }
 
   /** The response for `path` (without query), undefined when the site has no such page. */
-  handle(method: string, path: string): ODataResponse | undefined {
+  handle(method: string, path: string): MaybePromise<ODataResponse> | undefined {
     const page = this.page(path);
     if (page === undefined) return undefined;
     if (method !== 'GET' && method !== 'HEAD') throw new MethodNotAllowedError(`'${method}' requests for ${path} are not allowed; use GET.`, ['GET', 'HEAD']);
@@ -32,10 +33,10 @@ export class Site {
   }
 
   /** What answers `path`, called only once the method is known to be allowed. */
-  private page(path: string): (() => ODataResponse) | undefined {
+  private page(path: string): (() => MaybePromise<ODataResponse>) | undefined {
     if (path === '/') return () => (this.index ??= htmlResponse(indexPage(this.service.model)));
     if (path === '/health') return health;
-    if (path === '/ready') return () => ready(this.service.db, this.service.log);
+    if (path === '/ready') return () => ready(this.service.engine.db, this.service.log);
     if (path === DOCS_PATH || path.startsWith(`${DOCS_PATH}/`)) {
       const file = this.docs.get(path.slice(DOCS_PATH.length));
       return file === undefined ? undefined : () => file;

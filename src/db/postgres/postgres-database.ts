@@ -4,6 +4,7 @@
  * connection, and values converted to the stored forms SQLite gives (postgres-types.ts).
  */
 import pg from 'pg';
+import { parseIntoClientConfig } from 'pg-connection-string';
 import type { CompiledQuery } from '../../sql/compile.js';
 import type { DbRow, Statements } from '../engine.js';
 import { postgresTypes } from './postgres-types.js';
@@ -125,27 +126,39 @@ export class PostgresDatabase implements Statements {
   }
 }
 
+/**
+ * Every statement is prepared once per connection with its values as parameters, and PostgreSQL's
+ * default (plan_cache_mode auto) planned most of ours again at every execution: the generic plan of a
+ * page with `LIMIT $n` looks dearer than the custom ones, though it is the same plan. Planning cost
+ * 15-25 % of the server's CPU per read (bench data, one connection, 800-1,500 runs of each bench read:
+ * the 100-row page 1,210-1,270 -> 1,010-1,030 µs, filter + orderby 625-650 -> 490-500, tasks by status
+ * 890 -> 690-710, expand 2,430-2,630 -> 2,010-2,080). Such a plan does not know a LIKE pattern, so
+ * `startswith` also states its prefix's range (query/plan-expression.ts), which narrows an index as the
+ * pattern did; and one plan serves a value with few rows and one with many alike. It is a start-up
+ * option of each connection (as statement_timeout is), so no statement runs before it.
+ */
+const GENERIC_PLANS = '-c plan_cache_mode=force_generic_plan';
+
 /** Opens a pool on a `postgres://` URL (connections are made on first use). */
 export function openPostgres(url: string, options: PostgresPoolOptions = {}): PostgresDatabase {
+  const timeout = options.statementTimeoutMs !== undefined && options.statementTimeoutMs > 0 ? options.statementTimeoutMs : undefined;
+  // The URL's settings win over these defaults, as they do when node-postgres parses the URL itself;
+  // its `options` (or PGOPTIONS) are kept and the generic plans added to them.
+  const fromUrl = parseIntoClientConfig(url);
+  const startup = fromUrl.options ?? process.env['PGOPTIONS'];
   const pool = new pg.Pool({
-    connectionString: url,
+    application_name: options.applicationName ?? 'ecn-odata',
+    ...(timeout === undefined ? {} : { statement_timeout: timeout }),
+    ...fromUrl,
+    options: startup === undefined || startup.trim() === '' ? GENERIC_PLANS : `${startup} ${GENERIC_PLANS}`,
     max: options.max ?? 10,
     types: postgresTypes,
-    application_name: options.applicationName ?? 'ecn-odata',
-    ...(options.statementTimeoutMs !== undefined && options.statementTimeoutMs > 0 ? { statement_timeout: options.statementTimeoutMs } : {}),
+    // A server that does not answer a connect (a host that drops packets) fails the request at its
+    // deadline instead of after the kernel's minutes; waiting that long for a busy pool's connection
+    // fails it too (postgres-errors.ts tells the two apart).
+    connectionTimeoutMillis: timeout ?? 10_000,
   });
   // An idle connection the server dropped (a restart, a failover) must not end the process.
   pool.on('error', () => undefined);
-  // Every statement is prepared once per connection with its values as parameters, and PostgreSQL's
-  // default (plan_cache_mode auto) planned most of ours again at every execution: the generic plan of a
-  // page with `LIMIT $n` looks dearer than the custom ones, though it is the same plan. Planning cost
-  // 15-25 % of the server's CPU per read (bench data, one connection, 800-1,500 runs of each bench
-  // read: the 100-row page 1,210-1,270 -> 1,010-1,030 µs, filter + orderby 625-650 -> 490-500, tasks
-  // by status 890 -> 690-710, expand 2,430-2,630 -> 2,010-2,080). Such a plan does not know a LIKE
-  // pattern, so `startswith` also states its prefix's range (query/plan-expression.ts), which narrows an
-  // index as the pattern did; and one plan serves a value with few rows and one with many alike.
-  pool.on('connect', (client) => {
-    client.query('SET plan_cache_mode = force_generic_plan').catch(() => undefined);
-  });
   return new PostgresDatabase(pool);
 }

@@ -2,8 +2,9 @@
  * PostgreSQL's errors (SQLSTATE codes) as the OData errors SQLite's give (db/sqlite/sqlite-errors.ts):
  * constraint violations that slipped past the write checks become 409, lock and serialization
  * failures that stayed after the engine's retries a 503 to retry, a cancelled statement the read
- * deadline's 503, and the error odata_raise_limit raises the query limit's 400. Never a 500 for what
- * another writer caused.
+ * deadline's 503, and the error odata_raise_limit raises the query limit's 400. A server that cannot
+ * be reached or went away (a restart, a managed database's failover, too many connections) is a 503
+ * to retry too. Never a 500 for what another writer or the database server caused.
  */
 import { ODataError, QueryLimitError, ServiceUnavailableError } from '../../errors/odata-error.js';
 import { readTimeoutError } from '../read-pool.js';
@@ -11,6 +12,51 @@ import { QUERY_LIMIT_SQLSTATE } from './postgres-functions.js';
 
 /** SQLSTATEs of a transaction that lost to another (serialization failure, deadlock, lock not available): run it again. */
 const RETRYABLE = new Set(['40001', '40P01', '55P03']);
+
+/**
+ * SQLSTATEs of a server that is going away or not taking connections: connection exceptions (class
+ * 08), too many connections (53300), shutdown and start-up (57P01-57P03), and a database that does not
+ * accept connections now (55000 is also other states, so only with that message is it counted).
+ */
+const UNAVAILABLE = new Set(['08000', '08001', '08003', '08004', '08006', '53300', '57P01', '57P02', '57P03']);
+
+/** The socket errors of a server that cannot be reached (node's `code` of a failed connect or a dropped connection). */
+const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
+
+/**
+ * node-postgres's own errors of a lost or refused connection, which carry no code: the server closed
+ * the socket, the connect timed out (connectionTimeoutMillis), or a client already broken was used.
+ */
+const DRIVER_CONNECTION_MESSAGE = /^(Connection terminated|Client has encountered a connection error|Client was closed)/;
+
+/** pg-pool's error when every connection stayed busy past connectionTimeoutMillis (the request deadline): a busy service, not a lost server. */
+const POOL_WAIT_MESSAGE = 'timeout exceeded when trying to connect';
+
+/** The message of an error-like value (errors from node's own modules are not `instanceof` another realm's Error). */
+function messageOf(e: unknown): string | undefined {
+  const message = (e as { message?: unknown } | null)?.message;
+  return typeof message === 'string' ? message : undefined;
+}
+
+/** true for an error saying the database server cannot be reached now (not a fault of the request or of the data). */
+export function isUnavailable(e: unknown): boolean {
+  if (typeof e !== 'object' || e === null) return false;
+  const code = (e as { code?: unknown }).code;
+  const message = messageOf(e) ?? '';
+  if (typeof code === 'string') {
+    if (UNAVAILABLE.has(code) || SOCKET_CODES.has(code)) return true;
+    return code === '55000' && /not currently accepting connections/.test(message);
+  }
+  // A failed connect to a name with several addresses is an AggregateError of the socket errors.
+  const errors = (e as { errors?: unknown }).errors;
+  if (Array.isArray(errors)) return errors.length > 0 && errors.every(isUnavailable);
+  return DRIVER_CONNECTION_MESSAGE.test(message);
+}
+
+/** The 503 of a database server that cannot be reached now. */
+export function databaseUnavailableError(): ServiceUnavailableError {
+  return new ServiceUnavailableError('The database cannot be reached; try again in a moment.', 5);
+}
 
 /** The SQLSTATE of a driver error, if it has one. */
 export function sqlState(e: unknown): string | undefined {
@@ -27,6 +73,8 @@ export function isRetryable(e: unknown): boolean {
 /** The OData error a PostgreSQL error stands for, if any; `timeoutMs` is the read deadline a cancelled statement ran into. */
 export function postgresError(e: unknown, timeoutMs: number): ODataError | undefined {
   if (e instanceof ODataError) return undefined;
+  if (isUnavailable(e)) return databaseUnavailableError();
+  if (messageOf(e) === POOL_WAIT_MESSAGE) return readTimeoutError(timeoutMs);
   const code = sqlState(e);
   if (code === undefined) return undefined;
   switch (code) {

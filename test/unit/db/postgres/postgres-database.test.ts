@@ -3,6 +3,7 @@
  * are prepared once per connection, and a transaction that throws leaves nothing behind.
  */
 import { createTestDatabase, type TestDatabase } from '../../../helpers/postgres.js';
+import { openPostgres } from '../../../../src/db/postgres/postgres-database.js';
 
 let t: TestDatabase;
 beforeAll(async () => {
@@ -38,4 +39,21 @@ test('a transaction that throws is rolled back; one that resolves is committed',
 
 test('a session gives rows as arrays', async () => {
   expect(await t.db.session((s) => s.rows(q('SELECT "id", "name" FROM "x" WHERE "id" = $1', [2])))).toEqual([[2, 'b']]);
+});
+
+test('every connection plans generically from its first statement, with the URL\'s own start-up options kept and its settings winning', async () => {
+  const settings = 'SELECT current_setting(\'plan_cache_mode\') AS "plans", current_setting(\'search_path\') AS "path", current_setting(\'application_name\') AS "app", current_setting(\'statement_timeout\') AS "timeout"';
+  expect(await t.db.get(q(settings))).toEqual({ plans: 'force_generic_plan', path: '"$user", public', app: 'ecn-odata', timeout: '0' });
+  const url = new URL(t.url);
+  url.searchParams.set('options', '-c search_path=pg_catalog,public');
+  url.searchParams.set('application_name', 'from-url');
+  const own = openPostgres(url.toString(), { statementTimeoutMs: 1500 });
+  try {
+    // Two at once: the second connection's first statement runs before anything else on it, too.
+    const [a, b] = await Promise.all([own.get(q(settings)), own.get(q(settings))]);
+    expect(a).toEqual({ plans: 'force_generic_plan', path: 'pg_catalog,public', app: 'from-url', timeout: '1500ms' });
+    expect(b).toEqual(a);
+  } finally {
+    await own.close();
+  }
 });

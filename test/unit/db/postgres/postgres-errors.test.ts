@@ -1,0 +1,45 @@
+/**
+ * PostgreSQL's and node-postgres's errors as OData errors: a server that cannot be reached or went
+ * away is the 503 to retry, a pool whose connections all stayed busy past the deadline the request
+ * deadline's 503, and what the request or the data caused keeps its own mapping.
+ */
+import { isUnavailable, postgresError } from '../../../../src/db/postgres/postgres-errors.js';
+
+const withCode = (code: string, message = 'x'): Error => Object.assign(new Error(message), { code });
+
+test.each([
+  ['a refused connect', withCode('ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:5432')],
+  ['a reset connection', withCode('ECONNRESET', 'read ECONNRESET')],
+  ['a name that does not resolve now', withCode('EAI_AGAIN', 'getaddrinfo EAI_AGAIN db')],
+  ['the server shutting down (57P01)', withCode('57P01', 'terminating connection due to administrator command')],
+  ['the server starting up (57P03)', withCode('57P03', 'the database system is starting up')],
+  ['too many connections (53300)', withCode('53300', 'sorry, too many clients already')],
+  ['a connection exception (08006)', withCode('08006', 'connection failure')],
+  ['a database not accepting connections (55000)', withCode('55000', 'database "x" is not currently accepting connections')],
+  ['the socket closed under a query', new Error('Connection terminated unexpectedly')],
+  ['a connect that timed out', new Error('Connection terminated due to connection timeout')],
+  ['a client broken before', new Error('Client has encountered a connection error and is not queryable')],
+  ['every address of a name refused', new AggregateError([withCode('ECONNREFUSED'), withCode('ECONNREFUSED')], '')],
+])('%s is the 503 of a database that cannot be reached', (_, error) => {
+  expect(isUnavailable(error)).toBe(true);
+  const mapped = postgresError(error, 5000);
+  expect({ status: mapped?.status, code: mapped?.code, retryAfter: mapped?.headers?.['Retry-After'] }).toEqual({ status: 503, code: 'Internal_ServiceUnavailable', retryAfter: '5' });
+  expect(mapped?.message).toMatch(/database cannot be reached/);
+});
+
+test.each([
+  ['another state 55000', withCode('55000', 'object not in prerequisite state')],
+  ['a unique violation', withCode('23505', 'duplicate key')],
+  ['a serialization failure', withCode('40001', 'could not serialize access')],
+  ['a programming error', new TypeError("Cannot read properties of undefined (reading 'x')")],
+  ['a string', 'ECONNREFUSED'],
+  ['an AggregateError of other errors', new AggregateError([withCode('ECONNREFUSED'), new Error('other')], '')],
+])('%s is not taken for an unreachable database', (_, error) => {
+  expect(isUnavailable(error)).toBe(false);
+});
+
+test('a pool whose connections all stayed busy past the deadline is the request deadline’s 503, not an unreachable database', () => {
+  const mapped = postgresError(new Error('timeout exceeded when trying to connect'), 5000);
+  expect({ status: mapped?.status, code: mapped?.code }).toEqual({ status: 503, code: 'Internal_ServiceUnavailable' });
+  expect(mapped?.message).toMatch(/did not finish within 5000 ms/);
+});
