@@ -59,7 +59,7 @@ export class PostgresEngine implements Engine {
     private readonly limits: EngineLimits,
   ) {
     this.location = redactUrl(url);
-    this.writes = new PostgresWriteBatches(database);
+    this.writes = new PostgresWriteBatches(database, limits.requestTimeoutMs);
     this.reads = new PostgresReads(database, () => this.context.getStore()?.session);
     const on = (): AsyncStatements => this.context.getStore()?.session ?? database;
     this.db = {

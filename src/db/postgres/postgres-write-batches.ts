@@ -19,12 +19,18 @@
  * instances are serial (each statement of a batch is a round trip), about a thousand small writes a
  * second under one ECN on the bench machine; reads never wait for them.
  *
+ * A batch that waits for the turn, or a job whose statement runs, past the connections'
+ * statement_timeout (the request time limit) fails with a write's 503 (writeTimeoutError): a batch
+ * stuck in one instance holds every instance's writes back for at most that long.
+ *
  * SERIALIZABLE stays the safety net: a writer that does not take the lock (another program, a
  * statement outside a transaction) can still conflict; then the whole batch is rolled back and runs
  * again, a few times apart at random, before its jobs fail with the error (a 503 to retry).
  */
-import { isRetryable } from './postgres-errors.js';
+import { isRetryable, sqlState } from './postgres-errors.js';
 import { PostgresSession, type PostgresDatabase } from './postgres-database.js';
+import { ServiceUnavailableError } from '../../errors/odata-error.js';
+import { limitSetting } from '../../edm/service-limits.js';
 
 /** The advisory lock key of the write turn ('ecn-wr'), apart from the migration's. */
 export const WRITE_LOCK = 0x65636e2d7772n;
@@ -42,6 +48,20 @@ type Outcome = { readonly ok: true; readonly value: unknown } | { readonly ok: f
 
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** SQLSTATE of a statement ended by statement_timeout (the request time limit). */
+const CANCELLED = '57014';
+
+/**
+ * A write's statement or its wait for the write turn ended by the request time limit, said as a
+ * write's 503 (the read deadline's message would tell the client to narrow a query).
+ */
+export function writeTimeoutError(timeoutMs: number): ServiceUnavailableError {
+  return new ServiceUnavailableError(
+    `The change did not finish within ${timeoutMs} ms (${limitSetting('requestTimeoutMs')}): the database is busy with other writes. Nothing of it was stored; try again in a moment.`,
+    Math.max(1, Math.ceil(timeoutMs / 1000)),
+  );
+}
+
 /** Runs write transactions in batches that take turns (see the file comment). */
 export class PostgresWriteBatches {
   private queue: Job[] = [];
@@ -50,10 +70,12 @@ export class PostgresWriteBatches {
 
   /**
    * @param database the pool (a batch holds one of its connections)
+   * @param timeoutMs the connections' statement_timeout (the request time limit), for the message of a write it ended
    * @param maxBatch the most jobs one COMMIT covers (bounds how long one batch holds the lock)
    */
   constructor(
     private readonly database: PostgresDatabase,
+    private readonly timeoutMs: number,
     private readonly maxBatch = 32,
   ) {}
 
@@ -112,7 +134,10 @@ export class PostgresWriteBatches {
     const client = await this.database.pool.connect();
     let broken: Error | undefined;
     try {
-      await client.query({ text: 'SELECT pg_advisory_lock($1::bigint)', values: [WRITE_LOCK] });
+      await client.query({ text: 'SELECT pg_advisory_lock($1::bigint)', values: [WRITE_LOCK] }).catch((e: unknown) => {
+        // The other instances' batches held the turn past the time limit.
+        throw sqlState(e) === CANCELLED ? writeTimeoutError(this.timeoutMs) : e;
+      });
       try {
         return await this.inTransaction(new PostgresSession(client), batch, savepoints);
       } finally {
@@ -143,7 +168,7 @@ export class PostgresWriteBatches {
           if (isRetryable(error)) throw error;
           // Without savepoints only a batch of one can undo a job alone (the whole transaction).
           if (!savepoints && batch.length > 1) throw new JobThrew();
-          outcomes.push({ ok: false, error });
+          outcomes.push({ ok: false, error: sqlState(error) === CANCELLED ? writeTimeoutError(this.timeoutMs) : error });
           if (savepoints) await s.exec('ROLLBACK TO SAVEPOINT "job"');
         }
         if (savepoints) await s.exec('RELEASE SAVEPOINT "job"');

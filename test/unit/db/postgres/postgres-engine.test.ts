@@ -8,6 +8,7 @@
 import { createEmptyDatabase, type EmptyDatabase } from '../../../helpers/postgres.js';
 import { openPostgresEngine, type PostgresEngine } from '../../../../src/db/postgres/postgres-engine.js';
 import { openPostgres } from '../../../../src/db/postgres/postgres-database.js';
+import { WRITE_LOCK } from '../../../../src/db/postgres/postgres-write-batches.js';
 import { DEFAULT_LIMITS } from '../../../../src/edm/service-limits.js';
 
 let database: EmptyDatabase;
@@ -125,6 +126,35 @@ test('driver errors map to the OData errors SQLite gives: duplicate key 409, sta
   const slow = await engine.db.get(q('SELECT pg_sleep(2)')).catch((e: unknown) => e);
   expect(engine.mapError(slow)).toMatchObject({ status: 503, code: 'Internal_ServiceUnavailable' });
   expect(engine.mapError(new Error('plain'))).toBeUndefined();
+});
+
+test('a write that waits for its turn past the deadline, or whose statement runs past it, is a write\'s 503 and stores nothing', async () => {
+  const holder = openPostgres(database.url);
+  try {
+    await holder.session(async (s) => {
+      // Another instance's batch holds the write turn.
+      await s.client.query({ text: 'SELECT pg_advisory_lock($1::bigint)', values: [WRITE_LOCK] });
+      try {
+        const waited = await engine.transaction((tx) => tx.run(q('INSERT INTO "x" ("id") VALUES ($1)', [40]))).catch((e: unknown) => e);
+        expect(waited).toMatchObject({ status: 503, code: 'Internal_ServiceUnavailable', headers: { 'Retry-After': '1' } });
+        expect((waited as Error).message).toMatch(/^The change did not finish within 300 ms \(limits\.requestTimeoutMs in service\.json\): the database is busy with other writes/);
+      } finally {
+        await s.client.query({ text: 'SELECT pg_advisory_unlock($1::bigint)', values: [WRITE_LOCK] });
+      }
+    });
+  } finally {
+    await holder.close();
+  }
+  const slow = await engine.transaction(async (tx) => {
+    await tx.run(q('INSERT INTO "x" ("id") VALUES ($1)', [41]));
+    await tx.get(q('SELECT pg_sleep(2)'));
+  }).catch((e: unknown) => e);
+  expect(slow).toMatchObject({ status: 503, code: 'Internal_ServiceUnavailable' });
+  expect((slow as Error).message).toMatch(/^The change did not finish within 300 ms/);
+  expect(await count()).toBe(0);
+  // The engine writes again at once.
+  await engine.transaction((tx) => tx.run(q('INSERT INTO "x" ("id") VALUES ($1)', [42])));
+  expect(await count()).toBe(1);
 });
 
 test('the cache epoch moves after a local write (another instance\'s write counts within its short period)', async () => {
