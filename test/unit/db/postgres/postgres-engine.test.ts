@@ -135,7 +135,7 @@ test('a write that waits for its turn past the deadline, or whose statement runs
       // Another instance's batch holds the write turn.
       await s.client.query({ text: 'SELECT pg_advisory_lock($1::bigint)', values: [WRITE_LOCK] });
       try {
-        const waited = await engine.transaction((tx) => tx.run(q('INSERT INTO "x" ("id") VALUES ($1)', [40]))).catch((e: unknown) => e);
+        const waited = await engine.transaction(async (tx) => tx.run(q('INSERT INTO "x" ("id") VALUES ($1)', [40]))).catch((e: unknown) => e);
         expect(waited).toMatchObject({ status: 503, code: 'Internal_ServiceUnavailable', headers: { 'Retry-After': '1' } });
         expect((waited as Error).message).toMatch(/^The change did not finish within 300 ms \(limits\.requestTimeoutMs in service\.json\): the database is busy with other writes/);
       } finally {
@@ -153,7 +153,7 @@ test('a write that waits for its turn past the deadline, or whose statement runs
   expect((slow as Error).message).toMatch(/^The change did not finish within 300 ms/);
   expect(await count()).toBe(0);
   // The engine writes again at once.
-  await engine.transaction((tx) => tx.run(q('INSERT INTO "x" ("id") VALUES ($1)', [42])));
+  await engine.transaction(async (tx) => tx.run(q('INSERT INTO "x" ("id") VALUES ($1)', [42])));
   expect(await count()).toBe(1);
 });
 
