@@ -22,6 +22,15 @@ export interface ServeProcess {
   stop(): void;
 }
 
+/** The children started here that have not exited. */
+const running = new Set<ChildProcess>();
+
+// A test that fails before it stops its servers, or whose servers finish starting after it failed (one of
+// several started together exited), would leave them running, and their pipes would keep jest from exiting.
+afterAll(() => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
 /** The node flags `npm start` and the ecn-odata command run the service with (package.json, the bin's #! line). */
 export const SERVICE_NODE_FLAGS = ['--max-semi-space-size=4', '--max-old-space-size=256'];
 
@@ -33,6 +42,8 @@ export async function startServeProcess(extraArgs: readonly string[] = [], dbFil
   if (!fs.existsSync(BIN)) throw new Error(`${BIN} is missing: run 'npm run build' (npm test does it first).`);
   const db = dbFile ?? path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ecn-serve-')), 'demo.sqlite');
   const child = spawn(process.execPath, [...nodeFlags, BIN, 'serve', '--port', '0', '--db', db, '--seed', 'demo', '--log-level', 'silent', ...extraArgs], { stdio: ['ignore', 'pipe', 'pipe'] });
+  running.add(child);
+  child.on('exit', () => running.delete(child));
   let banner = '';
   const [url, token] = await new Promise<[string, string]>((resolve, reject) => {
     let out = '';
