@@ -4,28 +4,57 @@
  * service is running instead of a URL and a token.
  */
 
+import { redactUrl } from '../db/open-engine.js';
+
 /** A start-up failure; its message is the one line printed. */
 export class StartupError extends Error {}
 
-/** Errors better-sqlite3 and node's fs raise, as far as this module reads them. */
+/** Errors better-sqlite3, node-postgres and node's fs and net raise, as far as this module reads them. */
 interface CodedError {
   readonly code?: unknown;
   readonly message?: unknown;
 }
 
-/** true for an error SQLite or the file system raised while opening or writing the database. */
+/** true for an error SQLite, PostgreSQL, the file system or the network raised while opening or writing the database. */
 export function isDatabaseFailure(e: unknown): boolean {
   if (typeof e !== 'object' || e === null) return false;
   const code = (e as CodedError).code;
-  return e.constructor?.name === 'SqliteError' || (typeof code === 'string' && /^(SQLITE_|E[A-Z]+$)/.test(code));
+  const name = e.constructor?.name;
+  return name === 'SqliteError' || name === 'DatabaseError' || (typeof code === 'string' && /^(SQLITE_|E[A-Z_]+$)/.test(code));
 }
 
-/** The one line for a database that cannot be opened, read or written, with what to check. */
-export function databaseFailure(command: string, dbFile: string, e: unknown): StartupError {
+/** What to check about a PostgreSQL URL, by the error's code (a SQLSTATE or a socket error). */
+function postgresHint(code: string): string {
+  switch (code) {
+    case 'ECONNREFUSED':
+      return 'is the PostgreSQL server running and listening on that host and port?';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'the host name does not resolve';
+    case 'ETIMEDOUT':
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+      return 'the server does not answer on that host and port (a firewall, or the wrong address?)';
+    case '28P01':
+    case '28000':
+      return "the user name or password is wrong, or the server's pg_hba.conf does not let this user in from here";
+    case '3D000':
+      return 'create the database first (createdb -E UTF8 -T template0 <name>), or correct its name in the URL';
+    case '42501':
+      return 'the user may not create tables, functions or triggers in this database: connect as its owner, or make the user its owner';
+    default:
+      return 'check the URL, that the server runs and that the user may connect';
+  }
+}
+
+/** The one line for a database that cannot be opened, read or written, with what to check (a URL's password hidden). */
+export function databaseFailure(command: string, location: string, e: unknown): StartupError {
+  const dbFile = redactUrl(location);
   const reason = String((e as CodedError).message ?? e).split('\n')[0] ?? 'unknown error';
   const code = String((e as CodedError).code ?? '');
   const hint =
-    code === 'SQLITE_NOTADB' ? 'the file is not a SQLite database'
+    /^postgres(ql)?:\/\//i.test(dbFile) ? postgresHint(code)
+    : code === 'SQLITE_NOTADB' ? 'the file is not a SQLite database'
     : code === 'SQLITE_READONLY' || code === 'EACCES' || code === 'EROFS' || code === 'EPERM' ? 'the file or its folder is not writable by this user'
     : code === 'SQLITE_CANTOPEN' || code === 'EISDIR' ? 'the path must name a file in a folder this user can read and write'
     : code === 'ENOTDIR' || code === 'EEXIST' ? 'a part of the folder path is a file'

@@ -127,3 +127,12 @@ describe('import and export', () => {
     expect(r.stderr).toContain(`${out}:2: Internal_EntityWithSameKeyExists: The workCenterGroup already exists. Identification fields and values: code='WC-ASM'.`);
   });
 });
+
+test.each([['export', '--set', 'engChangeNotices', '--format', 'csv'], ['seed'], ['check']])('%s on a PostgreSQL URL it cannot reach: one line that hides the password, exit 1', (...command) => {
+  // Port 1 on the loopback address: nothing listens there.
+  const r = run(...command, '--db', 'postgres://ecn:s3cret-pw@127.0.0.1:1/ecn');
+  expect(r.status).toBe(1);
+  expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  expect(r.stderr).toMatch(/cannot use the database postgres:\/\/ecn:\*\*\*@127\.0\.0\.1:1\/ecn: .*ECONNREFUSED/);
+  expect(r.stderr).not.toContain('s3cret');
+});

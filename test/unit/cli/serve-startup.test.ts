@@ -9,6 +9,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { BIN } from '../../helpers/serve-process.js';
+import { postgresUrl } from '../../helpers/postgres.js';
 
 const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ecn-startup-'));
 afterAll(() => fs.rmSync(workDir, { recursive: true, force: true }));
@@ -108,4 +109,20 @@ test.each([
   [['--jwt-issuer', 'https://i', '--jwt-audience', 'a', '--jwt-jwks-url', 'https://i/keys', '--jwt-authorization-uri', 'login'], /--jwt-authorization-uri 'login' is not an http or https URL/],
 ])('a bad option %j: one line, exit 1', async (args, message) => {
   expectOneLineFailure(await serve('--db', ':memory:', ...(args as string[])), message as RegExp);
+});
+
+test('a PostgreSQL URL it cannot use: one line with the URL (password hidden) and what to check, exit 1', async () => {
+  const closed = net.createServer();
+  await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+  const port = (closed.address() as net.AddressInfo).port;
+  await new Promise<void>((resolve) => closed.close(() => resolve()));
+  const refused = await serve('--db', `postgres://u:secret@127.0.0.1:${port}/x`);
+  expectOneLineFailure(refused, new RegExp(`cannot use the database postgres://u:\\*\\*\\*@127\\.0\\.0\\.1:${port}/x: .*ECONNREFUSED.*is the PostgreSQL server running`));
+  expect(refused.stderr).not.toContain('secret');
+
+  const url = new URL(postgresUrl('postgres'));
+  url.password = 'wrong-password';
+  expectOneLineFailure(await serve('--db', url.toString()), /cannot use the database postgres:\/\/[^:]+:\*\*\*@.*password authentication failed.*user name or password is wrong/);
+
+  expectOneLineFailure(await serve('--db', postgresUrl('no_such_database_here')), /database "no_such_database_here" does not exist \(create the database first/);
 });
