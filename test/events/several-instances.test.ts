@@ -90,3 +90,23 @@ test('claims: a head claimed by an instance is left alone while its lease runs, 
   expect(await dead.releaseClaims()).toBe(1);
   expect((await live.claim(sub.id, now + 2_001, now + 3_000))?.kind).toBe('claimed');
 });
+
+test('a poll with nothing in the outbox opens no write transaction (an idle instance takes no write turn); one with events does', async () => {
+  // The workers were stopped by the test before.
+  let transactions = 0;
+  const engine = a.service.engine;
+  const counting = Object.create(engine, {
+    transaction: { value: <T>(body: Parameters<typeof engine.transaction<T>>[0]) => (transactions++, engine.transaction(body)) },
+  }) as typeof engine;
+  const store = new DeliveryStore(counting, a.service.model, 'https://ecn.example.com/api/v2.0', 'counting-instance');
+  await store.fanOut(new Date(), 100);
+  transactions = 0;
+  expect(await store.fanOut(new Date(), 100)).toBe(0);
+  expect(transactions).toBe(0);
+  const company = a.companyIds[0] as string;
+  const prefix = `/companies(${company})`;
+  const eco = await ecoWithTasks(a, 2, prefix);
+  expect((await release(a, eco.ecoId, {}, prefix)).status).toBe(200);
+  expect(await store.fanOut(new Date(), 100)).toBeGreaterThan(0);
+  expect(transactions).toBe(1);
+});
