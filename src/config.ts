@@ -42,8 +42,10 @@ export const DEFAULT_WEBHOOKS: WebhookOptions = {
 export interface ServiceOptions {
   /** Folder with service.json, entities/ and enums/. */
   readonly metadataDir: string;
-  /** SQLite file, or `:memory:`. */
+  /** SQLite file, or `:memory:`, or a `postgres://` URL. */
   readonly dbFile: string;
+  /** PostgreSQL: the most connections this process's pool opens (default 10); SQLite has none to set. */
+  readonly dbConnections?: number;
   /** Company (id or name) used by unscoped URLs when the request names none. */
   readonly defaultCompany?: string;
   /** Log level for pino ('silent' in tests). */

@@ -28,7 +28,10 @@ Starts the OData service.
 Options:
   --port N              TCP port (default 8080)
   --host H              address to listen on (default 127.0.0.1)
-  --db FILE             SQLite database file (default data/ecn.sqlite; created if missing)
+  --db FILE|URL         SQLite database file (default data/ecn.sqlite; created if missing), or a
+                        PostgreSQL URL (postgres://user:password@host:5432/database)
+  --db-connections N    PostgreSQL: the most connections each process opens (2-1000, default 10);
+                        with --workers, each worker opens its own
   --seed demo           seed the demo data when the database is empty
   --workers N           run N worker processes on the port (1-64), after preparing the database once;
                         a worker that dies is restarted; needs a database file or PostgreSQL URL
@@ -97,6 +100,7 @@ async function startServing(argv: string[]): Promise<Server | undefined> {
     watch: { type: 'boolean' },
     'no-compile': { type: 'boolean' },
     workers: { type: 'string' },
+    'db-connections': { type: 'string' },
   });
   if (help) {
     console.log(SERVE_HELP);
@@ -117,8 +121,10 @@ async function startServing(argv: string[]): Promise<Server | undefined> {
   const logLevel = values['log-level'];
   if (logLevel !== undefined && !LOG_LEVELS.includes(String(logLevel))) throw new UsageError(`ecn-odata serve: --log-level takes one of ${LOG_LEVELS.join(', ')}, got '${String(logLevel)}'.`);
   const dbFile = typeof values['db'] === 'string' ? values['db'] : 'data/ecn.sqlite';
+  const dbConnections = connectionCount(values['db-connections'], dbFile);
   const opts = defaultOptions({
     dbFile,
+    ...(dbConnections === undefined ? {} : { dbConnections }),
     ...(typeof values['metadata'] === 'string' ? { metadataDir: values['metadata'] } : {}),
     ...(typeof values['log-level'] === 'string' ? { logLevel: values['log-level'] } : {}),
     ...(typeof values['default-company'] === 'string' ? { defaultCompany: values['default-company'] } : seed === 'demo' ? { defaultCompany: DEMO_DEFAULT_COMPANY } : {}),
@@ -204,6 +210,22 @@ function workerCount(value: string | boolean | undefined): number | undefined {
   }
   return n;
 }
+
+/** The most pooled connections: `--db-connections N`, for a PostgreSQL `--db` only. */
+function connectionCount(value: string | boolean | undefined, dbFile: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (typeof value !== 'string' || !/^\d+$/.test(value) || n < 2 || n > MAX_CONNECTIONS) {
+    throw new UsageError(`ecn-odata serve: --db-connections takes a whole number from 2 to ${MAX_CONNECTIONS}, got '${String(value)}'.`);
+  }
+  if (parseSafely(dbFile)?.kind !== 'postgres') {
+    throw new UsageError('ecn-odata serve: --db-connections is for a PostgreSQL --db; on SQLite, reads run on their own threads (limits.readWorkers in service.json).');
+  }
+  return n;
+}
+
+/** The most connections one process may pool (PostgreSQL's own default max_connections is 100). */
+const MAX_CONNECTIONS = 1000;
 
 /** The database `--db` names, or undefined when it names none (createService reports that). */
 function parseSafely(dbFile: string): ReturnType<typeof parseDatabaseLocation> | undefined {

@@ -31,15 +31,22 @@ export function redactUrl(text: string): string {
   return text.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/?#@]*):[^@/?#]*@/i, '$1:***@');
 }
 
+/** Settings of one engine only. */
+export interface EngineOptions {
+  /** PostgreSQL: the most pooled connections (default 10). */
+  readonly connections?: number;
+}
+
 /** Opens the engine `--db` names (a SQLite file is created when missing). */
-export async function openEngine(location: string, limits: EngineLimits, log: Logger): Promise<Engine> {
+export async function openEngine(location: string, limits: EngineLimits, log: Logger, options: EngineOptions = {}): Promise<Engine> {
   const where = parseDatabaseLocation(location);
   switch (where.kind) {
     case 'sqlite':
+      if (options.connections !== undefined) throw new DatabaseLocationError('A connection count is for a PostgreSQL database; SQLite reads on its own threads (limits.readWorkers in service.json).');
       return openSqliteEngine(where.file, limits, log);
     case 'postgres': {
       const { openPostgresEngine } = await import('./postgres/postgres-engine.js');
-      return openPostgresEngine(where.url, limits);
+      return openPostgresEngine(where.url, limits, options.connections);
     }
   }
 }

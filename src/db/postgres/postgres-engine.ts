@@ -192,7 +192,7 @@ async function savepoint<T>(open: OpenTransaction, body: () => Promise<T>): Prom
   }
 }
 
-/** Opens a PostgreSQL engine on a `postgres://` URL; the first statement connects. */
-export function openPostgresEngine(url: string, limits: EngineLimits): PostgresEngine {
-  return new PostgresEngine(openPostgres(url, { statementTimeoutMs: limits.requestTimeoutMs }), url, limits);
+/** Opens a PostgreSQL engine on a `postgres://` URL (a pool of at most `connections`, default 10); the first statement connects. */
+export function openPostgresEngine(url: string, limits: EngineLimits, connections?: number): PostgresEngine {
+  return new PostgresEngine(openPostgres(url, { statementTimeoutMs: limits.requestTimeoutMs, ...(connections === undefined ? {} : { max: connections }) }), url, limits);
 }
