@@ -218,7 +218,8 @@ function connectionCount(value: string | boolean | undefined, dbFile: string): n
   if (typeof value !== 'string' || !/^\d+$/.test(value) || n < 2 || n > MAX_CONNECTIONS) {
     throw new UsageError(`ecn-odata serve: --db-connections takes a whole number from 2 to ${MAX_CONNECTIONS}, got '${String(value)}'.`);
   }
-  if (parseSafely(dbFile)?.kind !== 'postgres') {
+  // (A --db that names no database is reported by createService.)
+  if (parseSafely(dbFile)?.kind === 'sqlite') {
     throw new UsageError('ecn-odata serve: --db-connections is for a PostgreSQL --db; on SQLite, reads run on their own threads (limits.readWorkers in service.json).');
   }
   return n;

@@ -20,11 +20,14 @@ export function isDatabaseFailure(e: unknown): boolean {
   if (typeof e !== 'object' || e === null) return false;
   const code = (e as CodedError).code;
   const name = e.constructor?.name;
-  return name === 'SqliteError' || name === 'DatabaseError' || (typeof code === 'string' && /^(SQLITE_|E[A-Z_]+$)/.test(code));
+  // node-postgres's own connection errors carry no code ('Connection terminated due to connection timeout').
+  if (typeof code !== 'string') return name === 'DatabaseError' || /^Connection terminated/.test(String((e as CodedError).message ?? ''));
+  return name === 'SqliteError' || name === 'DatabaseError' || /^(SQLITE_|E[A-Z]+$|EAI_AGAIN$)/.test(code);
 }
 
-/** What to check about a PostgreSQL URL, by the error's code (a SQLSTATE or a socket error). */
-function postgresHint(code: string): string {
+/** What to check about a PostgreSQL URL, by the error's code (a SQLSTATE or a socket error) or message. */
+function postgresHint(code: string, reason: string): string {
+  if (/connection timeout/.test(reason)) return 'the server does not answer on that host and port (a firewall, or the wrong address?)';
   switch (code) {
     case 'ECONNREFUSED':
       return 'is the PostgreSQL server running and listening on that host and port?';
@@ -50,10 +53,13 @@ function postgresHint(code: string): string {
 /** The one line for a database that cannot be opened, read or written, with what to check (a URL's password hidden). */
 export function databaseFailure(command: string, location: string, e: unknown): StartupError {
   const dbFile = redactUrl(location);
-  const reason = String((e as CodedError).message ?? e).split('\n')[0] ?? 'unknown error';
+  // A connect to a name with several addresses fails with an AggregateError whose own message is empty.
+  const first = (e as { errors?: unknown }).errors;
+  const message = String((e as CodedError).message ?? e) || (Array.isArray(first) && first.length > 0 ? String((first[0] as CodedError).message ?? first[0]) : '');
+  const reason = message.split('\n')[0] || 'unknown error';
   const code = String((e as CodedError).code ?? '');
   const hint =
-    /^postgres(ql)?:\/\//i.test(dbFile) ? postgresHint(code)
+    /^postgres(ql)?:\/\//i.test(dbFile) ? postgresHint(code, reason)
     : code === 'SQLITE_NOTADB' ? 'the file is not a SQLite database'
     : code === 'SQLITE_READONLY' || code === 'EACCES' || code === 'EROFS' || code === 'EPERM' ? 'the file or its folder is not writable by this user'
     : code === 'SQLITE_CANTOPEN' || code === 'EISDIR' ? 'the path must name a file in a folder this user can read and write'

@@ -42,7 +42,8 @@ export async function openEngine(location: string, limits: EngineLimits, log: Lo
   const where = parseDatabaseLocation(location);
   switch (where.kind) {
     case 'sqlite':
-      if (options.connections !== undefined) throw new DatabaseLocationError('A connection count is for a PostgreSQL database; SQLite reads on its own threads (limits.readWorkers in service.json).');
+      // The command line refuses it first (serve --db-connections); this guards other callers.
+      if (options.connections !== undefined) throw new Error('a connection count is for PostgreSQL');
       return openSqliteEngine(where.file, limits, log);
     case 'postgres': {
       const { openPostgresEngine } = await import('./postgres/postgres-engine.js');

@@ -92,7 +92,10 @@ test('claims: a head claimed by an instance is left alone while its lease runs, 
 });
 
 test('a poll with nothing in the outbox opens no write transaction (an idle instance takes no write turn); one with events does', async () => {
-  // The workers were stopped by the test before.
+  a.service.delivery?.stop();
+  b.service.delivery?.stop();
+  await a.service.delivery?.idle();
+  await b.service.delivery?.idle();
   let transactions = 0;
   const engine = a.service.engine;
   const counting = Object.create(engine, {

@@ -4,9 +4,10 @@
  * connection, and values converted to the stored forms SQLite gives (postgres-types.ts).
  */
 import pg from 'pg';
-import { parseIntoClientConfig } from 'pg-connection-string';
+import { parse } from 'pg-connection-string';
 import type { CompiledQuery } from '../../sql/compile.js';
 import type { DbRow, Statements } from '../engine.js';
+import { markDriverError } from './postgres-errors.js';
 import { postgresTypes } from './postgres-types.js';
 
 /** Names of prepared statements by SQL text, shared by every connection (each prepares a name on first use). */
@@ -23,6 +24,25 @@ function queryConfig(q: CompiledQuery): pg.QueryConfig {
   return { name, text: q.sql, values: q.params as unknown[] };
 }
 
+/** A statement on a connection or the pool; a failure is marked as the driver's (postgres-errors.ts). */
+export async function driverQuery(on: pg.ClientBase | pg.Pool, config: pg.QueryConfig | pg.QueryArrayConfig | string): Promise<pg.QueryResult> {
+  try {
+    // The array form (rowMode 'array') is the same call; only its rows' type differs.
+    return await on.query(config as pg.QueryConfig);
+  } catch (e) {
+    throw markDriverError(e);
+  }
+}
+
+/** A connection of the pool held by the caller; a failure to get one is marked as the driver's. */
+export async function driverConnect(pool: pg.Pool): Promise<pg.PoolClient> {
+  try {
+    return await pool.connect();
+  } catch (e) {
+    throw markDriverError(e);
+  }
+}
+
 /** Isolation of a transaction (PostgreSQL's default is READ COMMITTED). */
 export type Isolation = 'READ COMMITTED' | 'REPEATABLE READ' | 'SERIALIZABLE';
 
@@ -31,25 +51,25 @@ export class PostgresSession implements Statements {
   constructor(readonly client: pg.ClientBase) {}
 
   async get(q: CompiledQuery): Promise<DbRow | undefined> {
-    return (await this.client.query(queryConfig(q))).rows[0] as DbRow | undefined;
+    return (await driverQuery(this.client, queryConfig(q))).rows[0] as DbRow | undefined;
   }
 
   async all(q: CompiledQuery): Promise<DbRow[]> {
-    return (await this.client.query(queryConfig(q))).rows as DbRow[];
+    return (await driverQuery(this.client, queryConfig(q))).rows as DbRow[];
   }
 
   async run(q: CompiledQuery): Promise<number> {
-    return (await this.client.query(queryConfig(q))).rowCount ?? 0;
+    return (await driverQuery(this.client, queryConfig(q))).rowCount ?? 0;
   }
 
   /** Every row as an array of its column values, in column order. */
   async rows(q: CompiledQuery): Promise<unknown[][]> {
-    return (await this.client.query({ ...queryConfig(q), rowMode: 'array' })).rows as unknown[][];
+    return (await driverQuery(this.client, { ...queryConfig(q), rowMode: 'array' })).rows as unknown[][];
   }
 
   /** Runs SQL text without parameters (DDL; several statements allowed). */
   async exec(sql: string): Promise<void> {
-    await this.client.query(sql);
+    await driverQuery(this.client, sql);
   }
 }
 
@@ -68,30 +88,30 @@ export class PostgresDatabase implements Statements {
   constructor(readonly pool: pg.Pool) {}
 
   async get(q: CompiledQuery): Promise<DbRow | undefined> {
-    return (await this.pool.query(queryConfig(q))).rows[0] as DbRow | undefined;
+    return (await driverQuery(this.pool, queryConfig(q))).rows[0] as DbRow | undefined;
   }
 
   async all(q: CompiledQuery): Promise<DbRow[]> {
-    return (await this.pool.query(queryConfig(q))).rows as DbRow[];
+    return (await driverQuery(this.pool, queryConfig(q))).rows as DbRow[];
   }
 
   async run(q: CompiledQuery): Promise<number> {
-    return (await this.pool.query(queryConfig(q))).rowCount ?? 0;
+    return (await driverQuery(this.pool, queryConfig(q))).rowCount ?? 0;
   }
 
   /** Every row as an array of its column values, in column order. */
   async rows(q: CompiledQuery): Promise<unknown[][]> {
-    return (await this.pool.query({ ...queryConfig(q), rowMode: 'array' })).rows as unknown[][];
+    return (await driverQuery(this.pool, { ...queryConfig(q), rowMode: 'array' })).rows as unknown[][];
   }
 
   /** Runs SQL text without parameters on any connection (DDL; several statements allowed). */
   async exec(sql: string): Promise<void> {
-    await this.pool.query(sql);
+    await driverQuery(this.pool, sql);
   }
 
   /** Runs `fn` on one connection held for it. */
   async session<T>(fn: (s: PostgresSession) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
+    const client = await driverConnect(this.pool);
     let broken: Error | undefined;
     try {
       return await fn(new PostgresSession(client));
@@ -142,22 +162,31 @@ const GENERIC_PLANS = '-c plan_cache_mode=force_generic_plan';
 /** Opens a pool on a `postgres://` URL (connections are made on first use). */
 export function openPostgres(url: string, options: PostgresPoolOptions = {}): PostgresDatabase {
   const timeout = options.statementTimeoutMs !== undefined && options.statementTimeoutMs > 0 ? options.statementTimeoutMs : undefined;
-  // The URL's settings win over these defaults, as they do when node-postgres parses the URL itself;
-  // its `options` (or PGOPTIONS) are kept and the generic plans added to them.
-  const fromUrl = parseIntoClientConfig(url);
+  // The URL read as node-postgres reads a connectionString (its settings win over these defaults, its
+  // `ssl` strings such as no-verify included), so that its `options` (or PGOPTIONS, which node-postgres
+  // reads only when no options are given) can be kept: the generic plans come first, so the URL's own
+  // plan_cache_mode wins.
+  const fromUrl = parse(url);
   const startup = fromUrl.options ?? process.env['PGOPTIONS'];
-  const pool = new pg.Pool({
+  const config = {
     application_name: options.applicationName ?? 'ecn-odata',
     ...(timeout === undefined ? {} : { statement_timeout: timeout }),
     ...fromUrl,
-    options: startup === undefined || startup.trim() === '' ? GENERIC_PLANS : `${startup} ${GENERIC_PLANS}`,
+    options: startup === undefined || startup.trim() === '' ? GENERIC_PLANS : `${GENERIC_PLANS} ${startup}`,
     max: options.max ?? 10,
     types: postgresTypes,
-    // A server that does not answer a connect (a host that drops packets) fails the request at its
-    // deadline instead of after the kernel's minutes; waiting that long for a busy pool's connection
-    // fails it too (postgres-errors.ts tells the two apart).
-    connectionTimeoutMillis: timeout ?? 10_000,
-  });
+    // A server that does not answer a connect (a host that drops packets) fails the request about its
+    // deadline instead of after the kernel's minutes; a wait that long for a busy pool's connection fails
+    // it too (postgres-errors.ts tells the two apart). At least 5 s: a connect on a busy machine is slow.
+    connectionTimeoutMillis: Math.max(timeout ?? 10_000, 5_000),
+    // Keep-alive finds idle pooled connections whose server went away without closing them. (A
+    // statement already sent to such a server waits for the kernel to give up on the socket: a
+    // client-side query_timeout would also end the migration's long statements, which run without a
+    // deadline.)
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+  } as pg.PoolConfig;
+  const pool = new pg.Pool(config);
   // An idle connection the server dropped (a restart, a failover) must not end the process.
   pool.on('error', () => undefined);
   return new PostgresDatabase(pool);

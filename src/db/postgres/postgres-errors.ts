@@ -29,8 +29,21 @@ const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTU
  */
 const DRIVER_CONNECTION_MESSAGE = /^(Connection terminated|Client has encountered a connection error|Client was closed)/;
 
-/** pg-pool's error when every connection stayed busy past connectionTimeoutMillis (the request deadline): a busy service, not a lost server. */
+/** pg-pool's error when every connection stayed busy past connectionTimeoutMillis: a busy service, not a lost server. */
 const POOL_WAIT_MESSAGE = 'timeout exceeded when trying to connect';
+
+/**
+ * Errors that came out of node-postgres (a statement, a connect: postgres-database.ts). Only these are
+ * read as a lost or refused connection by their socket code or message: a rule's own HTTP call that is
+ * refused, or a client that goes away while its body is read, stays what it is.
+ */
+const fromDriver = new WeakSet<object>();
+
+/** Marks `e` as node-postgres's (see fromDriver); returns it. */
+export function markDriverError(e: unknown): unknown {
+  if (typeof e === 'object' && e !== null) fromDriver.add(e);
+  return e;
+}
 
 /** The message of an error-like value (errors from node's own modules are not `instanceof` another realm's Error). */
 function messageOf(e: unknown): string | undefined {
@@ -43,14 +56,16 @@ export function isUnavailable(e: unknown): boolean {
   if (typeof e !== 'object' || e === null) return false;
   const code = (e as { code?: unknown }).code;
   const message = messageOf(e) ?? '';
-  if (typeof code === 'string') {
-    if (UNAVAILABLE.has(code) || SOCKET_CODES.has(code)) return true;
-    return code === '55000' && /not currently accepting connections/.test(message);
-  }
-  // A failed connect to a name with several addresses is an AggregateError of the socket errors.
-  const errors = (e as { errors?: unknown }).errors;
-  if (Array.isArray(errors)) return errors.length > 0 && errors.every(isUnavailable);
+  // The server's own SQLSTATEs say it wherever they come from; sockets and driver messages only from the driver.
+  if (typeof code === 'string' && (UNAVAILABLE.has(code) || (code === '55000' && /not currently accepting connections/.test(message)))) return true;
+  if (!fromDriver.has(e)) return false;
+  if (typeof code === 'string') return SOCKET_CODES.has(code);
   return DRIVER_CONNECTION_MESSAGE.test(message);
+}
+
+/** true for pg-pool's error of a wait for a free connection that ran out (connectionTimeoutMillis). */
+export function isPoolWait(e: unknown): boolean {
+  return fromDriver.has(e as object) && messageOf(e) === POOL_WAIT_MESSAGE;
 }
 
 /** The 503 of a database server that cannot be reached now. */
@@ -74,7 +89,7 @@ export function isRetryable(e: unknown): boolean {
 export function postgresError(e: unknown, timeoutMs: number): ODataError | undefined {
   if (e instanceof ODataError) return undefined;
   if (isUnavailable(e)) return databaseUnavailableError();
-  if (messageOf(e) === POOL_WAIT_MESSAGE) return readTimeoutError(timeoutMs);
+  if (isPoolWait(e)) return readTimeoutError(timeoutMs);
   const code = sqlState(e);
   if (code === undefined) return undefined;
   switch (code) {

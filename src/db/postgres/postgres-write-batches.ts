@@ -27,8 +27,8 @@
  * statement outside a transaction) can still conflict; then the whole batch is rolled back and runs
  * again, a few times apart at random, before its jobs fail with the error (a 503 to retry).
  */
-import { isRetryable, sqlState } from './postgres-errors.js';
-import { PostgresSession, type PostgresDatabase } from './postgres-database.js';
+import { isPoolWait, isRetryable, sqlState } from './postgres-errors.js';
+import { driverConnect, driverQuery, PostgresSession, type PostgresDatabase } from './postgres-database.js';
 import { ServiceUnavailableError } from '../../errors/odata-error.js';
 import { limitSetting } from '../../edm/service-limits.js';
 
@@ -131,10 +131,13 @@ export class PostgresWriteBatches {
 
   /** One run of the batch under the write lock; throws (nothing committed) when the whole batch must run again or cannot commit. */
   private async runOnce(batch: readonly Job[], savepoints: boolean): Promise<Outcome[]> {
-    const client = await this.database.pool.connect();
+    const client = await driverConnect(this.database.pool).catch((e: unknown) => {
+      // Every pooled connection stayed busy past the time limit.
+      throw isPoolWait(e) ? writeTimeoutError(this.timeoutMs) : e;
+    });
     let broken: Error | undefined;
     try {
-      await client.query({ text: 'SELECT pg_advisory_lock($1::bigint)', values: [WRITE_LOCK] }).catch((e: unknown) => {
+      await driverQuery(client, { text: 'SELECT pg_advisory_lock($1::bigint)', values: [WRITE_LOCK] }).catch((e: unknown) => {
         // The other instances' batches held the turn past the time limit.
         throw sqlState(e) === CANCELLED ? writeTimeoutError(this.timeoutMs) : e;
       });
@@ -142,7 +145,7 @@ export class PostgresWriteBatches {
         return await this.inTransaction(new PostgresSession(client), batch, savepoints);
       } finally {
         // A lock that could not be given back goes with its connection.
-        await client.query({ text: 'SELECT pg_advisory_unlock($1::bigint)', values: [WRITE_LOCK] }).catch((e: unknown) => {
+        await driverQuery(client, { text: 'SELECT pg_advisory_unlock($1::bigint)', values: [WRITE_LOCK] }).catch((e: unknown) => {
           broken = e instanceof Error ? e : new Error(String(e));
         });
       }
@@ -179,7 +182,7 @@ export class PostgresWriteBatches {
       }
       // PostgreSQL ends a transaction a failed statement aborted with ROLLBACK, even when asked to COMMIT
       // (a job that caught that statement's error): then nothing of the batch was written.
-      const end = await s.client.query('COMMIT');
+      const end = await driverQuery(s.client, 'COMMIT');
       if (end.command !== 'COMMIT') throw new Error('the write transaction was rolled back at its end: one of its statements had failed');
       return outcomes;
     } catch (e) {

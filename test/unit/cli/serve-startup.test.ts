@@ -126,3 +126,14 @@ test('a PostgreSQL URL it cannot use: one line with the URL (password hidden) an
 
   expectOneLineFailure(await serve('--db', postgresUrl('no_such_database_here')), /database "no_such_database_here" does not exist \(create the database first/);
 });
+
+test('a PostgreSQL URL whose server accepts the connection and never answers: one line after the connect wait, exit 1', async () => {
+  const silent = net.createServer(() => undefined);
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  const port = (silent.address() as net.AddressInfo).port;
+  try {
+    expectOneLineFailure(await serve('--db', `postgres://u:p@127.0.0.1:${port}/x`), new RegExp(`cannot use the database postgres://u:\\*\\*\\*@127\\.0\\.0\\.1:${port}/x: Connection terminated due to connection timeout \\(the server does not answer`));
+  } finally {
+    silent.close();
+  }
+}, 20_000);

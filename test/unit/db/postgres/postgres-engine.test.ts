@@ -157,6 +157,26 @@ test('a write that waits for its turn past the deadline, or whose statement runs
   expect(await count()).toBe(1);
 });
 
+test('a write that finds every pooled connection busy past the connect wait is a write\'s 503 too, and the pool serves again afterwards', async () => {
+  const small = openPostgresEngine(database.url, { ...DEFAULT_LIMITS, requestTimeoutMs: 300 }, 2);
+  try {
+    // Both connections held for longer than the pool's wait (at least 5 s).
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const holders = [1, 2].map(() => small.database.session(() => held));
+    const waited = await small.transaction(async (tx) => tx.run(q('INSERT INTO "x" ("id") VALUES ($1)', [50]))).catch((e: unknown) => e);
+    release();
+    await Promise.all(holders);
+    expect(waited).toMatchObject({ status: 503, code: 'Internal_ServiceUnavailable' });
+    expect((waited as Error).message).toMatch(/^The change did not finish within 300 ms/);
+    expect(await count()).toBe(0);
+    await small.transaction(async (tx) => tx.run(q('INSERT INTO "x" ("id") VALUES ($1)', [51])));
+    expect(await count()).toBe(1);
+  } finally {
+    await small.close();
+  }
+}, 20_000);
+
 test('the cache epoch moves after a local write (another instance\'s write counts within its short period)', async () => {
   const before = engine.cacheEpoch;
   await engine.transaction(async (tx) => tx.run(q('INSERT INTO "x" ("id") VALUES ($1)', [5])));
