@@ -57,3 +57,12 @@ test('every connection plans generically from its first statement, with the URL\
     await own.close();
   }
 });
+
+test.each(['ssl=no-verify', 'ssl=true', 'sslmode=require'])('a URL asking for TLS (%s) gets TLS, as node-postgres reads the URL (the test server has none, so it refuses)', async (param) => {
+  const own = openPostgres(`${t.url}?${param}`);
+  try {
+    await expect(own.get(q('SELECT 1 AS "one"'))).rejects.toThrow(/does not support SSL/);
+  } finally {
+    await own.close();
+  }
+});
