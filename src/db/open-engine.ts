@@ -26,9 +26,13 @@ export function parseDatabaseLocation(text: string): DatabaseLocation {
   );
 }
 
-/** A URL with its password replaced by `***`, for messages and logs. */
+/**
+ * A URL with its password replaced by `***`, for messages and logs: everything from the user name's
+ * colon to the last `@`, so that a password with an unencoded `/`, `#` or `?` (a URL that cannot be
+ * read) is hidden whole too (a later `@` in the query hides a little more than the password).
+ */
 export function redactUrl(text: string): string {
-  return text.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/?#@]*):[^@/?#]*@/i, '$1:***@');
+  return text.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/?#@]*):.*@/i, '$1:***@');
 }
 
 /** Settings of one engine only. */

@@ -8,6 +8,7 @@ import { parse } from 'pg-connection-string';
 import type { CompiledQuery } from '../../sql/compile.js';
 import type { DbRow, Statements } from '../engine.js';
 import { markDriverError } from './postgres-errors.js';
+import { DatabaseLocationError, redactUrl } from '../open-engine.js';
 import { postgresTypes } from './postgres-types.js';
 
 /** Names of prepared statements by SQL text, shared by every connection (each prepares a name on first use). */
@@ -159,6 +160,18 @@ export class PostgresDatabase implements Statements {
  */
 const GENERIC_PLANS = '-c plan_cache_mode=force_generic_plan';
 
+/** The settings in a `postgres://` URL; a DatabaseLocationError that says how to write one when it cannot be read. */
+function readUrl(url: string): ReturnType<typeof parse> {
+  try {
+    return parse(url);
+  } catch (e) {
+    const reason = e instanceof Error || (typeof e === 'object' && e !== null) ? String((e as { message?: unknown }).message) : String(e);
+    throw new DatabaseLocationError(
+      `'${redactUrl(url)}' is not a PostgreSQL URL that can be read (${reason}): write it as postgres://user:password@host:5432/database, with any special character of the user name or password percent-encoded (@ as %40, : as %3A, / as %2F, # as %23).`,
+    );
+  }
+}
+
 /** Opens a pool on a `postgres://` URL (connections are made on first use). */
 export function openPostgres(url: string, options: PostgresPoolOptions = {}): PostgresDatabase {
   const timeout = options.statementTimeoutMs !== undefined && options.statementTimeoutMs > 0 ? options.statementTimeoutMs : undefined;
@@ -166,7 +179,7 @@ export function openPostgres(url: string, options: PostgresPoolOptions = {}): Po
   // `ssl` strings such as no-verify included), so that its `options` (or PGOPTIONS, which node-postgres
   // reads only when no options are given) can be kept: the generic plans come first, so the URL's own
   // plan_cache_mode wins.
-  const fromUrl = parse(url);
+  const fromUrl = readUrl(url);
   const startup = fromUrl.options ?? process.env['PGOPTIONS'];
   const config = {
     application_name: options.applicationName ?? 'ecn-odata',

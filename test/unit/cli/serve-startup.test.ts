@@ -127,6 +127,13 @@ test('a PostgreSQL URL it cannot use: one line with the URL (password hidden) an
   expectOneLineFailure(await serve('--db', postgresUrl('no_such_database_here')), /database "no_such_database_here" does not exist \(create the database first/);
 });
 
+test('a PostgreSQL URL that cannot be read (a # in the password): one line saying how to write one, without the password, exit 1', async () => {
+  const r = await serve('--db', 'postgres://ecn:pa#ss/word@db.example.com:5432/ecn');
+  expectOneLineFailure(r, /ecn-odata serve: --db '.*' is not a PostgreSQL URL that can be read \(Invalid URL\): write it as postgres:\/\/user:password@host:5432\/database, with any special character .* # as %23\)/);
+  expect(r.stderr).not.toContain('pa#ss');
+  expect(r.stderr).not.toContain('ss/word');
+});
+
 test('a PostgreSQL URL whose server accepts the connection and never answers: one line after the connect wait, exit 1', async () => {
   const silent = net.createServer(() => undefined);
   await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
