@@ -165,7 +165,7 @@ function readUrl(url: string): ReturnType<typeof parse> {
   try {
     return parse(url);
   } catch (e) {
-    const reason = e instanceof Error || (typeof e === 'object' && e !== null) ? String((e as { message?: unknown }).message) : String(e);
+    const reason = String((e as { message?: unknown } | null)?.message ?? e);
     throw new DatabaseLocationError(
       `'${redactUrl(url)}' is not a PostgreSQL URL that can be read (${reason}): write it as postgres://user:password@host:5432/database, with any special character of the user name or password percent-encoded (@ as %40, : as %3A, / as %2F, # as %23).`,
     );
