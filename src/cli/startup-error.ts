@@ -18,17 +18,18 @@ interface CodedError {
 /** true for an error SQLite, PostgreSQL, the file system or the network raised while opening or writing the database. */
 export function isDatabaseFailure(e: unknown): boolean {
   if (typeof e !== 'object' || e === null) return false;
-  const code = (e as CodedError).code;
   const name = e.constructor?.name;
+  if (name === 'SqliteError' || name === 'DatabaseError') return true;
+  const code = (e as CodedError).code;
+  if (typeof code === 'string') return /^(SQLITE_|E[A-Z]+$|EAI_AGAIN$)/.test(code);
   // node-postgres's own connection errors carry no code ('Connection terminated due to connection timeout').
-  if (typeof code !== 'string') return name === 'DatabaseError' || /^Connection terminated/.test(String((e as CodedError).message ?? ''));
-  return name === 'SqliteError' || name === 'DatabaseError' || /^(SQLITE_|E[A-Z]+$|EAI_AGAIN$)/.test(code);
+  return /^Connection terminated/.test(String((e as CodedError).message ?? ''));
 }
 
 /** What to check about a PostgreSQL URL, by the error's code (a SQLSTATE or a socket error) or message. */
 function postgresHint(code: string, reason: string): string {
-  if (/connection timeout/.test(reason)) return 'the server does not answer on that host and port (a firewall, or the wrong address?)';
-  switch (code) {
+  // node-postgres's connect timeout has no code: it is a connect that timed out.
+  switch (/connection timeout/.test(reason) ? 'ETIMEDOUT' : code) {
     case 'ECONNREFUSED':
       return 'is the PostgreSQL server running and listening on that host and port?';
     case 'ENOTFOUND':

@@ -66,7 +66,7 @@ export function createRequestListener(service: Service): RequestListener {
       if (path !== root && !path.startsWith(`${root}/`)) {
         const page = site.handle(req.method ?? 'GET', path);
         if (page === undefined) throw new NotFoundError(`No HTTP resource was found that matches the request URI '${url}'. The service root is ${root}/.`, 'BadRequest_NotFound');
-        response = page instanceof Promise ? await page : page;
+        response = await page;
       } else {
         const body = hasBody(req) ? await readBody(req, maxBody) : undefined;
         const r = service.handle(toODataRequest(req, root, body, requestId));

@@ -7,7 +7,7 @@
 import type { Logger } from 'pino';
 import type { Statements } from '../db/engine.js';
 import type { ODataResponse } from '../core/request.js';
-import type { MaybePromise } from '../util/maybe-promise.js';
+import { andThen, type MaybePromise } from '../util/maybe-promise.js';
 
 const HEADERS = { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' };
 const UP = JSON.stringify({ status: 'up' });
@@ -32,9 +32,8 @@ export function ready(db: Statements, log: Logger): MaybePromise<ODataResponse> 
     return { status: 200, headers: HEADERS, body: READY };
   };
   try {
-    const row = db.get(READY_QUERY);
-    if (!(row instanceof Promise)) return answered(row);
-    return row.then(answered).catch(unavailable);
+    const response = andThen(db.get(READY_QUERY), answered);
+    return response instanceof Promise ? response.catch(unavailable) : response;
   } catch (e) {
     return unavailable(e);
   }

@@ -25,23 +25,19 @@ function queryConfig(q: CompiledQuery): pg.QueryConfig {
   return { name, text: q.sql, values: q.params as unknown[] };
 }
 
+const rethrowMarked = (e: unknown): never => {
+  throw markDriverError(e);
+};
+
 /** A statement on a connection or the pool; a failure is marked as the driver's (postgres-errors.ts). */
-export async function driverQuery(on: pg.ClientBase | pg.Pool, config: pg.QueryConfig | pg.QueryArrayConfig | string): Promise<pg.QueryResult> {
-  try {
-    // The array form (rowMode 'array') is the same call; only its rows' type differs.
-    return await on.query(config as pg.QueryConfig);
-  } catch (e) {
-    throw markDriverError(e);
-  }
+export function driverQuery(on: pg.ClientBase | pg.Pool, config: pg.QueryConfig | pg.QueryArrayConfig | string): Promise<pg.QueryResult> {
+  // The array form (rowMode 'array') is the same call; only its rows' type differs.
+  return on.query(config as pg.QueryConfig).catch(rethrowMarked);
 }
 
 /** A connection of the pool held by the caller; a failure to get one is marked as the driver's. */
-export async function driverConnect(pool: pg.Pool): Promise<pg.PoolClient> {
-  try {
-    return await pool.connect();
-  } catch (e) {
-    throw markDriverError(e);
-  }
+export function driverConnect(pool: pg.Pool): Promise<pg.PoolClient> {
+  return pool.connect().catch(rethrowMarked);
 }
 
 /** Isolation of a transaction (PostgreSQL's default is READ COMMITTED). */

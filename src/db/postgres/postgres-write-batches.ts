@@ -52,8 +52,8 @@ const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 const CANCELLED = '57014';
 
 /**
- * A write's statement or its wait for the write turn ended by the request time limit, said as a
- * write's 503 (the read deadline's message would tell the client to narrow a query).
+ * A write's statement, its wait for the write turn or for a pooled connection ended by the request
+ * time limit, said as a write's 503 (the read deadline's message would tell the client to narrow a query).
  */
 export function writeTimeoutError(timeoutMs: number): ServiceUnavailableError {
   return new ServiceUnavailableError(
@@ -129,17 +129,21 @@ export class PostgresWriteBatches {
     }
   }
 
+  /** `e`, or the write's 503 when it is the time limit ending a statement or a wait for a pooled connection. */
+  private asWriteError(e: unknown): unknown {
+    return sqlState(e) === CANCELLED || isPoolWait(e) ? writeTimeoutError(this.timeoutMs) : e;
+  }
+
   /** One run of the batch under the write lock; throws (nothing committed) when the whole batch must run again or cannot commit. */
   private async runOnce(batch: readonly Job[], savepoints: boolean): Promise<Outcome[]> {
     const client = await driverConnect(this.database.pool).catch((e: unknown) => {
-      // Every pooled connection stayed busy past the time limit.
-      throw isPoolWait(e) ? writeTimeoutError(this.timeoutMs) : e;
+      throw this.asWriteError(e);
     });
     let broken: Error | undefined;
     try {
+      // The other instances' batches may hold the turn past the time limit.
       await driverQuery(client, { text: 'SELECT pg_advisory_lock($1::bigint)', values: [WRITE_LOCK] }).catch((e: unknown) => {
-        // The other instances' batches held the turn past the time limit.
-        throw sqlState(e) === CANCELLED ? writeTimeoutError(this.timeoutMs) : e;
+        throw this.asWriteError(e);
       });
       try {
         return await this.inTransaction(new PostgresSession(client), batch, savepoints);
@@ -171,7 +175,7 @@ export class PostgresWriteBatches {
           if (isRetryable(error)) throw error;
           // Without savepoints only a batch of one can undo a job alone (the whole transaction).
           if (!savepoints && batch.length > 1) throw new JobThrew();
-          outcomes.push({ ok: false, error: sqlState(error) === CANCELLED ? writeTimeoutError(this.timeoutMs) : error });
+          outcomes.push({ ok: false, error: this.asWriteError(error) });
           if (savepoints) await s.exec('ROLLBACK TO SAVEPOINT "job"');
         }
         if (savepoints) await s.exec('RELEASE SAVEPOINT "job"');
