@@ -10,7 +10,8 @@ import { HIDDEN_COLUMNS, type EntityType } from '../edm/model.js';
 import type { DbRow } from '../db/database.js';
 import { applyDefaults, hasGeneratedKey } from './apply-defaults.js';
 import { checkReferences, checkRequired, checkUnique, type RowValues } from './write-checks.js';
-import { readRow } from './resolve-path.js';
+import { storedColumns } from './stored-columns.js';
+import type { CompiledQuery } from '../sql/compile.js';
 import { assignRowSecret } from './row-secret.js';
 import { formatEtag } from '../serialize/etag.js';
 import type { ServiceContext } from './service-context.js';
@@ -75,24 +76,34 @@ export async function prepareInsert(svc: ServiceContext, tx: Statements, type: E
 
 /** Writes a prepared row (with the hidden company), without reading it back. */
 export async function insertRow(svc: ServiceContext, tx: Statements, type: EntityType, companyId: string | undefined, row: RowValues): Promise<void> {
+  await tx.run(insertStatement(svc, type, companyId, row, false));
+}
+
+/** Writes a prepared row (with the hidden company) and returns it as written (the INSERT returns it). */
+export async function writeInsert(svc: ServiceContext, tx: Statements, type: EntityType, companyId: string | undefined, row: RowValues): Promise<DbRow> {
+  const stored = await tx.runReturning(insertStatement(svc, type, companyId, row, true));
+  if (stored === undefined) throw new Error(`inserted ${type.name} row not returned`);
+  return stored;
+}
+
+/** The INSERT of a prepared row, RETURNING the entity's columns when `returning`. */
+function insertStatement(svc: ServiceContext, type: EntityType, companyId: string | undefined, row: RowValues, returning: boolean): CompiledQuery {
   const columns = [...row.keys()];
   const params = columns.map((c) => row.get(c) ?? null);
   if (type.scope === 'company') {
     columns.push(HIDDEN_COLUMNS.company);
     params.push(companyId ?? null);
   }
-  await tx.run(statementsOf(type, svc.engine.dialect).compiled(`insert ${columns.join(',')}`, params, (v) => ({ kind: 'insert', table: type.table, columns, values: v.map((x) => param(x)) })));
+  return statementsOf(type, svc.engine.dialect).compiled(`insert${returning ? ' returning' : ''} ${columns.join(',')}`, params, (v) => ({
+    kind: 'insert',
+    table: type.table,
+    columns,
+    values: v.map((x) => param(x)),
+    ...(returning ? { returning: storedColumns(type) } : {}),
+  }));
 }
 
-/** Writes a prepared row (with the hidden company) and returns it as read back. */
-export async function writeInsert(svc: ServiceContext, tx: Statements, type: EntityType, companyId: string | undefined, row: RowValues): Promise<DbRow> {
-  await insertRow(svc, tx, type, companyId, row);
-  const stored = await readRow(svc, tx, type, companyId, [{ property: type.key.name, value: row.get(type.key.name) ?? null }]);
-  if (stored === undefined) throw new Error(`inserted ${type.name} row not found`);
-  return stored;
-}
-
-/** Inserts a row (values by property name, stored form) and returns it as read back; runs no hooks (seeding). */
+/** Inserts a row (values by property name, stored form) and returns it as stored; runs no hooks (seeding). */
 export async function insertEntity(svc: ServiceContext, tx: Statements, type: EntityType, companyId: string | undefined, row: RowValues, stamp: WriteStamp): Promise<DbRow> {
   await prepareInsert(svc, tx, type, companyId, row, stamp);
   return writeInsert(svc, tx, type, companyId, row);

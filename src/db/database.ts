@@ -94,6 +94,13 @@ export class Database {
     return this.prepare(q.sql).run(...q.params).changes;
   }
 
+  /** Runs a write with RETURNING; gives the first row it returns (a write: ends the shared read snapshot first, as run does). */
+  runReturning(q: CompiledQuery): DbRow | undefined {
+    this.reads.end();
+    this.statementCount++;
+    return this.prepare(q.sql).get(...q.params) as DbRow | undefined;
+  }
+
   /** true while a transaction is open on the connection. */
   get inTransaction(): boolean {
     return this.conn.inTransaction;

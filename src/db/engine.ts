@@ -38,6 +38,8 @@ export interface Statements {
   all(q: CompiledQuery): MaybePromise<DbRow[]>;
   /** A statement that returns no rows; the number of rows it changed. */
   run(q: CompiledQuery): MaybePromise<number>;
+  /** A write with RETURNING: the first row it wrote as it returns it, undefined when it changed none. */
+  runReturning(q: CompiledQuery): MaybePromise<DbRow | undefined>;
 }
 
 /** The statements of a transaction, which can also nest one. */

@@ -66,8 +66,9 @@ export class WriteSession {
 
   /**
    * @param tx the statements of the transaction the session writes in
-   * @param readBack false when the caller does not use the rows `create` returns (bulk import): a row
-   *   is then read back only for a type with an afterCommit hook, and `create` returns the values written.
+   * @param readBack false when the caller does not use the rows `create` returns (bulk import): the
+   *   INSERT then returns the stored row (computed properties included) only for a type with an
+   *   afterCommit hook, and `create` returns the values written.
    */
   constructor(
     readonly svc: ServiceContext,
@@ -76,7 +77,7 @@ export class WriteSession {
     private readonly readBack = true,
   ) {}
 
-  /** Inserts a row: defaults and checks, validateWrite, INSERT. Returns the row as read back (see `readBack`). */
+  /** Inserts a row: defaults and checks, validateWrite, INSERT. Returns the row as stored (see `readBack`). */
   async create(type: EntityType, row: RowValues): Promise<DbRow> {
     const { svc, identity, tx } = this;
     forThisRun(row);
@@ -99,7 +100,7 @@ export class WriteSession {
     await this.numbers.flush(this.svc, this.tx);
   }
 
-  /** Changes a loaded row: merge and checks, validateWrite, UPDATE. Returns the row as read back. */
+  /** Changes a loaded row: merge and checks, validateWrite, UPDATE. Returns the row as stored. */
   async update(type: EntityType, before: DbRow, changes: ReadonlyMap<string, StoredValue>): Promise<DbRow> {
     const { svc, identity, tx } = this;
     const key = before[type.key.name] as StoredValue;
@@ -107,7 +108,7 @@ export class WriteSession {
     await checkUpdate(svc, tx, type, identity.companyId, mergeChanges(type, before, changes), changed, key);
     const old = rowOf(type, before);
     await this.validate(type, { op: 'update', before: old, after: { ...old, ...Object.fromEntries(changes) }, changed });
-    const stored = await writeUpdate(svc, tx, type, identity.companyId, before, changes, identity.now);
+    const stored = await writeUpdate(svc, tx, type, before, changes, identity.now);
     this.record(type, { op: 'update', before: old, after: rowOf(type, stored) });
     return stored;
   }

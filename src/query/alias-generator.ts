@@ -5,8 +5,12 @@
 /** Hands out unique aliases within one planned statement. */
 export class AliasGenerator {
   private next = 0;
+  /** @param taken a name the statement uses unaliased (a written table's), never handed out */
+  constructor(private readonly taken?: string) {}
   /** A new alias. */
   fresh(): string {
-    return `t${this.next++}`;
+    let alias = `t${this.next++}`;
+    if (alias === this.taken) alias = `t${this.next++}`;
+    return alias;
   }
 }

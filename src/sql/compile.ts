@@ -4,7 +4,7 @@
  */
 import { assertNever } from '../util/assert-never.js';
 import type { Dialect } from './dialect.js';
-import type { FromItem, OrderItem, SelectNode, SqlExpr, SqlValue, StatementNode } from './nodes.js';
+import type { FromItem, OrderItem, Returning, SelectColumn, SelectNode, SqlExpr, SqlValue, StatementNode } from './nodes.js';
 
 /** What a `name` node may print between single quotes. */
 const NAME_LITERAL = /^[A-Za-z0-9_.@]+$/;
@@ -74,6 +74,7 @@ function writeStatement(w: SqlWriter, node: StatementNode): void {
       w.write(') VALUES (');
       w.list(node.values, (v) => (v.kind === 'param' ? w.param(v.value, true) : writeExpr(w, v)));
       w.write(')');
+      writeReturning(w, node.returning);
       return;
     case 'update':
       w.write('UPDATE ');
@@ -87,6 +88,7 @@ function writeStatement(w: SqlWriter, node: StatementNode): void {
       });
       w.write(' WHERE ');
       writeExpr(w, node.where);
+      writeReturning(w, node.returning);
       return;
     case 'delete':
       w.write('DELETE FROM ');
@@ -147,16 +149,28 @@ function hasNestedSelect(s: SelectNode): boolean {
   );
 }
 
-function writeSelect(w: SqlWriter, s: SelectNode, top = false): void {
-  w.write('SELECT ');
-  if (s.columns.length === 0) w.write('*');
-  w.list(s.columns, (c) => {
+/** `expr AS "alias", ...` */
+function writeColumns(w: SqlWriter, columns: readonly SelectColumn[]): void {
+  w.list(columns, (c) => {
     writeExpr(w, c.expr);
     if (c.alias !== undefined) {
       w.write(' AS ');
       w.ident(c.alias);
     }
   });
+}
+
+/** ` RETURNING columns` of a write, when it has them. */
+function writeReturning(w: SqlWriter, returning: Returning | undefined): void {
+  if (returning === undefined) return;
+  w.write(' RETURNING ');
+  writeColumns(w, returning);
+}
+
+function writeSelect(w: SqlWriter, s: SelectNode, top = false): void {
+  w.write('SELECT ');
+  if (s.columns.length === 0) w.write('*');
+  writeColumns(w, s.columns);
   if (s.from !== undefined) {
     w.write(' FROM ');
     writeFrom(w, s.from);

@@ -123,6 +123,8 @@ export interface InsertNode {
   readonly table: string;
   readonly columns: readonly string[];
   readonly values: readonly SqlExpr[];
+  /** RETURNING these columns of the row as written (see Returning). */
+  readonly returning?: Returning;
 }
 
 /** An UPDATE of the rows matching `where`. */
@@ -131,7 +133,16 @@ export interface UpdateNode {
   readonly table: string;
   readonly set: readonly { readonly column: string; readonly value: SqlExpr }[];
   readonly where: SqlExpr;
+  /** RETURNING these columns of each row as changed (see Returning). */
+  readonly returning?: Returning;
 }
+
+/**
+ * The columns a write returns, so that it need not be read again. They refer to the written table by
+ * its name (SQLite's RETURNING cannot use an alias); subqueries in them (computed properties) work on
+ * both engines.
+ */
+export type Returning = readonly SelectColumn[];
 
 /** A DELETE of the rows matching `where`. */
 export interface DeleteNode {

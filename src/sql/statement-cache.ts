@@ -22,6 +22,12 @@ function placeholder(index: number): string {
   return `\u0000value ${index}\u0000`;
 }
 
+/**
+ * Shapes remembered per model object, at most: an update's shape is the set of properties a PATCH
+ * names, so clients choose how many there are; past this many, new shapes are compiled each time.
+ */
+export const MAX_SHAPES = 500;
+
 /** Compiled statements of one model object (a cache per entity type keeps shapes of different models apart). */
 export class StatementCache {
   private readonly entries = new Map<string, Entry>();
@@ -32,6 +38,7 @@ export class StatementCache {
   compiled(shape: string, values: readonly SqlValue[], build: (values: readonly SqlValue[]) => StatementNode): CompiledQuery {
     let entry = this.entries.get(shape);
     if (entry === undefined) {
+      if (this.entries.size >= MAX_SHAPES) return compile(build(values), this.dialect);
       const marks = values.map((_value, index) => placeholder(index));
       const q = compile(build(marks), this.dialect);
       entry = { sql: q.sql, params: q.params, slots: q.params.map((p) => (typeof p === 'string' ? marks.indexOf(p) : -1)) };

@@ -59,6 +59,10 @@ export class PostgresSession implements Statements {
     return (await driverQuery(this.client, queryConfig(q))).rowCount ?? 0;
   }
 
+  async runReturning(q: CompiledQuery): Promise<DbRow | undefined> {
+    return this.get(q);
+  }
+
   /** Every row as an array of its column values, in column order. */
   async rows(q: CompiledQuery): Promise<unknown[][]> {
     return (await driverQuery(this.client, { ...queryConfig(q), rowMode: 'array' })).rows as unknown[][];
@@ -94,6 +98,10 @@ export class PostgresDatabase implements Statements {
 
   async run(q: CompiledQuery): Promise<number> {
     return (await driverQuery(this.pool, queryConfig(q))).rowCount ?? 0;
+  }
+
+  async runReturning(q: CompiledQuery): Promise<DbRow | undefined> {
+    return this.get(q);
   }
 
   /** Every row as an array of its column values, in column order. */

@@ -70,6 +70,11 @@ export class PostgresEngine implements Engine {
         if (this.context.getStore() === undefined) this.epoch++;
         return n;
       },
+      runReturning: async (q: CompiledQuery) => {
+        const row = await on().runReturning(q);
+        if (this.context.getStore() === undefined) this.epoch++;
+        return row;
+      },
     };
   }
 
@@ -170,6 +175,7 @@ function statementsOf(open: OpenTransaction): Transaction {
     get: (q) => s.get(q),
     all: (q) => s.all(q),
     run: (q) => s.run(q),
+    runReturning: (q) => s.runReturning(q),
     savepoint: (body) => savepoint(open, body),
   };
 }

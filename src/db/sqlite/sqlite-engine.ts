@@ -118,6 +118,7 @@ function sqliteTransaction(database: Database): Transaction {
     get: (q) => database.get(q),
     all: (q) => database.all(q),
     run: (q) => database.run(q),
+    runReturning: (q) => database.runReturning(q),
     async savepoint<T>(body: () => Promise<T>): Promise<T> {
       const name = `sp${++depth}`;
       database.exec(`SAVEPOINT "${name}"`);

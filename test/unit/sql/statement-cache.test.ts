@@ -3,7 +3,7 @@ import { and, col, constant, eq, param, select } from '../../../src/sql/build.js
 import { compile } from '../../../src/sql/compile.js';
 import type { SqlValue } from '../../../src/sql/nodes.js';
 import { sqliteDialect } from '../../../src/sql/sqlite-dialect.js';
-import { StatementCache, statementsOf } from '../../../src/sql/statement-cache.js';
+import { MAX_SHAPES, StatementCache, statementsOf } from '../../../src/sql/statement-cache.js';
 
 const build = (v: readonly SqlValue[]) =>
   select({
@@ -38,4 +38,21 @@ test('one cache per owner object and dialect', () => {
   expect(statementsOf(a, sqliteDialect)).toBe(statementsOf(a, sqliteDialect));
   expect(statementsOf(a, sqliteDialect)).not.toBe(statementsOf({}, sqliteDialect));
   expect(statementsOf(a, { ...sqliteDialect })).not.toBe(statementsOf(a, sqliteDialect));
+});
+
+test('shapes past MAX_SHAPES are compiled each time, not remembered (a client choosing shapes cannot grow the cache)', () => {
+  const cache = new StatementCache(sqliteDialect);
+  let built = 0;
+  const counting = (v: readonly SqlValue[]) => {
+    built++;
+    return build(v);
+  };
+  for (let i = 0; i < MAX_SHAPES; i++) cache.compiled(`shape ${i}`, ['c1', 'A'], counting);
+  expect(built).toBe(MAX_SHAPES);
+  cache.compiled('shape 0', ['c2', 'B'], counting);
+  expect(built).toBe(MAX_SHAPES);
+  const beyond = cache.compiled('one more', ['c3', 'C'], counting);
+  cache.compiled('one more', ['c3', 'C'], counting);
+  expect(built).toBe(MAX_SHAPES + 2);
+  expect(beyond).toEqual(compile(build(['c3', 'C']), sqliteDialect));
 });
