@@ -9,7 +9,7 @@ import { statementsOf } from '../sql/statement-cache.js';
 import { HIDDEN_COLUMNS, type EntityType } from '../edm/model.js';
 import type { DbRow } from '../db/database.js';
 import { applyDefaults, hasGeneratedKey } from './apply-defaults.js';
-import { checkReferences, checkRequired, checkUnique, type RowValues } from './write-checks.js';
+import { checkReferences, checkRequired, checkUnique, type ParentRow, type RowValues } from './write-checks.js';
 import { storedColumns } from './stored-columns.js';
 import type { CompiledQuery } from '../sql/compile.js';
 import { assignRowSecret } from './row-secret.js';
@@ -59,14 +59,17 @@ export function stampRow(svc: ServiceContext, type: EntityType, row: RowValues, 
   row.set(HIDDEN_COLUMNS.etagVersion, version);
 }
 
-/** Fills defaults (and the row secret), stamps the row and runs the model's checks (the part of an insert before hooks see the row). */
-export async function prepareInsert(svc: ServiceContext, tx: Statements, type: EntityType, companyId: string | undefined, row: RowValues, stamp: WriteStamp): Promise<void> {
+/**
+ * Fills defaults (and the row secret), stamps the row and runs the model's checks (the part of an
+ * insert before hooks see the row); a reference to `parent` (see ParentRow) is not looked up.
+ */
+export async function prepareInsert(svc: ServiceContext, tx: Statements, type: EntityType, companyId: string | undefined, row: RowValues, stamp: WriteStamp, parent?: ParentRow): Promise<void> {
   const filled = await applyDefaults(svc, tx, type, row, { userId: stamp.userId, now: stamp.now, companyId, ...(stamp.numbers === undefined ? {} : { numbers: stamp.numbers }) });
   assignRowSecret(type, row);
   stampRow(svc, type, row, stamp.now);
   checkRequired(type, row);
   const changed = new Set(row.keys());
-  await checkReferences(svc, tx, type, companyId, row, changed);
+  await checkReferences(svc, tx, type, companyId, row, changed, parent);
   // A fresh UUIDv7 (filled now, or given to a change set's row before its transaction) cannot be taken,
   // and a number series skips taken numbers: only given values can clash.
   for (const p of filled) if (p.default?.kind === 'guid' || p.default?.kind === 'numberSeries') changed.delete(p.name);

@@ -10,7 +10,7 @@ import type { StoredValue } from '../edm/values.js';
 import { BodyValidationError, ConflictError } from '../errors/odata-error.js';
 import { companyCondition } from '../query/plan-read.js';
 import type { ServiceContext } from './service-context.js';
-import type { Statements } from '../db/engine.js';
+import type { DbRow, Statements } from '../db/engine.js';
 
 /** A row being written: stored values by property name. */
 export type RowValues = Map<string, StoredValue>;
@@ -67,13 +67,24 @@ export async function checkUnique(svc: ServiceContext, tx: Statements, type: Ent
   }
 }
 
-/** 400 when a changed reference field names no row of the referenced type in the same company. */
-export async function checkReferences(svc: ServiceContext, tx: Statements, type: EntityType, companyId: string | undefined, row: RowValues, changed: ReadonlySet<string>): Promise<void> {
+/**
+ * The row a new row is created under, read or written earlier in the same transaction: the entity a
+ * POST's navigation starts from, or the row a deep insert just created. A reference to it is known to
+ * hold, so it is not looked up again.
+ */
+export interface ParentRow {
+  readonly type: EntityType;
+  readonly row: DbRow;
+}
+
+/** 400 when a changed reference field names no row of the referenced type in the same company (`parent` needs no lookup). */
+export async function checkReferences(svc: ServiceContext, tx: Statements, type: EntityType, companyId: string | undefined, row: RowValues, changed: ReadonlySet<string>, parent?: ParentRow): Promise<void> {
   for (const nav of type.navigations) {
     if (!nav.checkOnWrite || nav.collection) continue;
     if (!nav.joins.some((j) => changed.has(j.sourceProperty))) continue;
     const values = nav.joins.map((j) => [j.targetProperty, row.get(j.sourceProperty) ?? null] as [string, StoredValue]);
     if (values.some(([, v]) => v === null || v === '')) continue;
+    if (parent !== undefined && nav.target === parent.type && nav.joins.every((j) => row.get(j.sourceProperty) === parent.row[j.targetProperty])) continue;
     if (!(await exists(svc, tx, nav.target, nav.target.scope === 'company' ? companyId : undefined, values))) {
       const field = nav.joins[0]?.sourceProperty ?? nav.name;
       const shown = values.map(([, v]) => String(v)).join(', ');

@@ -10,7 +10,7 @@ import type { EntityType } from '../edm/model.js';
 import type { StoredValue } from '../edm/values.js';
 import type { Principal } from '../core/request.js';
 import type { ServiceContext } from '../core/service-context.js';
-import type { RowValues } from '../core/write-checks.js';
+import type { ParentRow, RowValues } from '../core/write-checks.js';
 import { insertRow, prepareInsert, writeInsert } from '../core/insert-entity.js';
 import { NumberReservations } from '../core/number-series.js';
 import { checkUpdate, mergeChanges, writeDelete, writeUpdate } from '../core/update-entity.js';
@@ -77,11 +77,14 @@ export class WriteSession {
     private readonly readBack = true,
   ) {}
 
-  /** Inserts a row: defaults and checks, validateWrite, INSERT. Returns the row as stored (see `readBack`). */
-  async create(type: EntityType, row: RowValues): Promise<DbRow> {
+  /**
+   * Inserts a row: defaults and checks, validateWrite, INSERT. Returns the row as stored (see
+   * `readBack`). `parent`: the row it is created under, loaded in this transaction (see ParentRow).
+   */
+  async create(type: EntityType, row: RowValues, parent?: ParentRow): Promise<DbRow> {
     const { svc, identity, tx } = this;
     forThisRun(row);
-    await prepareInsert(svc, tx, type, identity.companyId, row, { userId: identity.principal.userId, now: identity.now, numbers: this.numbers });
+    await prepareInsert(svc, tx, type, identity.companyId, row, { userId: identity.principal.userId, now: identity.now, numbers: this.numbers }, parent);
     const after = rowOfValues(type, row);
     await this.validate(type, { op: 'create', after });
     if (!this.readBack && svc.hooks.forType(type)?.afterCommit === undefined) {

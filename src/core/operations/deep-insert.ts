@@ -91,7 +91,7 @@ export async function createChildren(session: WriteSession, parent: DbRow, child
       }
       child.row.set(j.targetProperty, value);
     }
-    const row = await session.create(child.nav.target, child.row);
+    const row = await session.create(child.nav.target, child.row, { type: child.nav.source, row: parent });
     created.push({ nav: child.nav, row, children: await createChildren(session, row, child.children) });
   }
   return created;

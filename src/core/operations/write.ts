@@ -91,7 +91,9 @@ export async function create(ctx: OperationContext): Promise<ODataResponse> {
         }
         row.set(c.property, c.value);
       }
-      const stored = await session.create(type, row);
+      const parentType = ctx.path.steps[ctx.path.steps.length - 2]?.type;
+      const parent = resolved.parentRow === undefined || parentType === undefined ? undefined : { type: parentType, row: resolved.parentRow };
+      const stored = await session.create(type, row, parent);
       return { row: stored, keys: [...resolved.keys, stored[type.key.name] as StoredValue], children: await createChildren(session, stored, children) };
     },
     { type, key: row.get(type.key.name) },
