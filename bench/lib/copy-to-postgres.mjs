@@ -2,7 +2,9 @@
 // run serves exactly the rows of the SQLite run (which are CAP's rows): our service makes the tables
 // (createService migrates), then every row of every model table is copied column by column in its
 // stored form (same forms on both engines), 500 rows per INSERT, in one transaction without foreign-key
-// checks; then ANALYZE.
+// checks; then VACUUM (ANALYZE), as the CAP peer's seed.js does for its tables: statistics for the
+// planner, and the visibility map set, so index-only scans (counts) need no heap visits and autovacuum
+// does not start on the fresh rows in the middle of a timed run.
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
@@ -44,7 +46,8 @@ export async function copyToPostgres(sqliteFile, url) {
       copied[table] = rows.length;
     }
     await target.query('COMMIT');
-    await target.query('ANALYZE');
+    // Outside the transaction: VACUUM cannot run inside one.
+    await target.query('VACUUM (ANALYZE)');
   } catch (e) {
     await target.query('ROLLBACK').catch(() => undefined);
     throw e;

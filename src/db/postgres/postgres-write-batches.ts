@@ -110,7 +110,7 @@ export class PostgresWriteBatches {
   }
 
   private async runWithReruns(batch: readonly Job[]): Promise<Outcome[]> {
-    // A savepoint per job costs two round trips of the five of a small write, so a batch first runs
+    // A savepoint per job costs two round trips, as many as a PATCH's own statements, so a batch first runs
     // without them; only when one of its jobs throws is it rolled back and run again with a savepoint per job.
     let savepoints = false;
     for (let attempt = 1; ; attempt++) {
