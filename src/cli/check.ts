@@ -10,7 +10,8 @@ import { buildHookRegistry } from '../hooks/registry.js';
 import { eventFrameworkHooks } from '../events/subscription-checks.js';
 import { businessRules } from '../rules/index.js';
 import pino from 'pino';
-import { openEngine, parseDatabaseLocation, redactUrl } from '../db/open-engine.js';
+import { openEngine } from '../db/open-engine.js';
+import { parseDatabaseLocation, redactUrl } from '../db/database-location.js';
 import { parseFlags } from './args.js';
 import { databaseFailure, isDatabaseFailure } from './startup-error.js';
 

@@ -11,7 +11,7 @@ import { businessRules } from '../rules/index.js';
 import type { Principal } from '../core/request.js';
 import { databaseFailure, isDatabaseFailure } from './startup-error.js';
 import { UsageError } from './args.js';
-import { parseDatabaseLocation } from '../db/open-engine.js';
+import { parseDatabaseLocation } from '../db/database-location.js';
 import { chooseFrom } from '../edm/suggest-name.js';
 import type { EntityType } from '../edm/model.js';
 

@@ -17,7 +17,7 @@ import { runImport } from './import.js';
 import { runExport } from './export.js';
 import { UserStoreError } from '../auth/user-store.js';
 import { StartupError } from './startup-error.js';
-import { DatabaseLocationError } from '../db/open-engine.js';
+import { DatabaseLocationError } from '../db/database-location.js';
 
 const HELP = `Usage: ecn-odata <command> [options]
 

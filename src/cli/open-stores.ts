@@ -9,7 +9,8 @@ import { defaultOptions } from '../config.js';
 import { loadModel } from '../edm/load-model.js';
 import type { EdmModel } from '../edm/model.js';
 import type { Engine } from '../db/engine.js';
-import { openEngine, parseDatabaseLocation } from '../db/open-engine.js';
+import { openEngine } from '../db/open-engine.js';
+import { parseDatabaseLocation } from '../db/database-location.js';
 import { UserStore } from '../auth/user-store.js';
 import { TokenStore } from '../auth/token-store.js';
 

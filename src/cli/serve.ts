@@ -17,7 +17,7 @@ import { intFlag, parseFlags, UsageError } from './args.js';
 import { databaseFailure, isDatabaseFailure, StartupError } from './startup-error.js';
 import { watch } from './watch.js';
 import { demoToken, type DemoToken } from './demo-token.js';
-import { DatabaseLocationError, parseDatabaseLocation, redactUrl } from '../db/open-engine.js';
+import { DatabaseLocationError, parseDatabaseLocation, redactUrl } from '../db/database-location.js';
 import { isServeWorker, MAX_WORKERS, runWorkers, tellPrimary } from './serve-workers.js';
 
 /** Help text of `serve`. */

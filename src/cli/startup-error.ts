@@ -4,7 +4,7 @@
  * service is running instead of a URL and a token.
  */
 
-import { redactUrl } from '../db/open-engine.js';
+import { redactUrl } from '../db/database-location.js';
 
 /** A start-up failure; its message is the one line printed. */
 export class StartupError extends Error {}

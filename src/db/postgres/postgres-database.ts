@@ -8,7 +8,7 @@ import { parse } from 'pg-connection-string';
 import type { CompiledQuery } from '../../sql/compile.js';
 import type { DbRow, Statements } from '../engine.js';
 import { markDriverError } from './postgres-errors.js';
-import { DatabaseLocationError, redactUrl } from '../open-engine.js';
+import { DatabaseLocationError, redactUrl } from '../database-location.js';
 import { postgresTypes } from './postgres-types.js';
 
 /** Names of prepared statements by SQL text, shared by every connection (each prepares a name on first use). */

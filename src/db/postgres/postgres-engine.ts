@@ -14,7 +14,7 @@ import type { CompiledQuery } from '../../sql/compile.js';
 import type { EdmModel } from '../../edm/model.js';
 import type { MigrationReport } from '../migrate.js';
 import type { ODataError } from '../../errors/odata-error.js';
-import { redactUrl } from '../open-engine.js';
+import { redactUrl } from '../database-location.js';
 import { openPostgres, type PostgresDatabase, type PostgresSession } from './postgres-database.js';
 import { postgresDialect } from './postgres-dialect.js';
 import { isRetryable, postgresError } from './postgres-errors.js';

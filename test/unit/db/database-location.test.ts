@@ -1,8 +1,8 @@
 /**
- * src/db/open-engine.ts: `--db` names a SQLite file or a PostgreSQL URL, any other scheme is refused,
+ * src/db/database-location.ts: `--db` names a SQLite file or a PostgreSQL URL, any other scheme is refused,
  * and a URL's password never reaches a message, even in a URL that cannot be read.
  */
-import { DatabaseLocationError, parseDatabaseLocation, redactUrl } from '../../../src/db/open-engine.js';
+import { DatabaseLocationError, parseDatabaseLocation, redactUrl } from '../../../src/db/database-location.js';
 
 test.each([
   ['data/ecn.sqlite', { kind: 'sqlite', file: 'data/ecn.sqlite' }],
