@@ -16,6 +16,7 @@ import type { DeliveryStore, QueuedNotification } from './delivery-store.js';
 import { OutboundError, type OutboundHttp } from './outbound.js';
 import type { OutboxSignal } from './outbox-signal.js';
 import { signatureHeaders } from './sign.js';
+import { RepeatedFailure } from '../util/repeated-failure.js';
 
 /** How the worker paces itself. */
 export interface DeliverySettings {
@@ -58,6 +59,8 @@ export class DeliveryWorker {
   private passing: Promise<void> = Promise.resolve();
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly aborts = new Set<AbortController>();
+  /** A tick that fails every time (the database is down) is logged once, then once a minute, and its recovery once. */
+  private readonly tickFailures: RepeatedFailure;
 
   constructor(
     private readonly store: DeliveryStore,
@@ -65,7 +68,9 @@ export class DeliveryWorker {
     private readonly settings: DeliverySettings,
     private readonly signal: OutboxSignal,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.tickFailures = new RepeatedFailure(log, 'webhook delivery tick failed');
+  }
 
   /** Starts delivering: listens for commits and runs the first tick at once. */
   start(): void {
@@ -144,8 +149,9 @@ export class DeliveryWorker {
       if ((await this.store.fanOut(now, FAN_OUT_BATCH)) === FAN_OUT_BATCH) next = 0;
       if (this.stopped) return next;
       next = Math.min(next, await this.startDue(Date.now()));
+      this.tickFailures.succeeded();
     } catch (err) {
-      if (!this.stopped) this.log.error({ err }, 'webhook delivery tick failed');
+      if (!this.stopped) this.tickFailures.failed(err);
     }
     return next;
   }
