@@ -5,12 +5,13 @@
  * The caller owns the transaction.
  */
 import { param } from '../sql/build.js';
-import { statementsOf } from '../sql/statement-cache.js';
+import { writesOf } from '../sql/statement-cache.js';
 import { HIDDEN_COLUMNS, type EntityType } from '../edm/model.js';
 import type { DbRow } from '../db/database.js';
 import { applyDefaults, hasGeneratedKey } from './apply-defaults.js';
 import { checkReferences, checkRequired, checkUnique, type ParentRow, type RowValues } from './write-checks.js';
-import { storedColumns } from './stored-columns.js';
+import { returningColumns, writeReturnsRow } from '../query/plan-returning.js';
+import { readRow } from './resolve-path.js';
 import type { CompiledQuery } from '../sql/compile.js';
 import { assignRowSecret } from './row-secret.js';
 import { formatEtag } from '../serialize/etag.js';
@@ -77,32 +78,42 @@ export async function prepareInsert(svc: ServiceContext, tx: Statements, type: E
   await checkUnique(svc, tx, type, companyId, row, changed);
 }
 
-/** Writes a prepared row (with the hidden company), without reading it back. */
+/** Writes a prepared row (with the hidden company), without returning it. */
 export async function insertRow(svc: ServiceContext, tx: Statements, type: EntityType, companyId: string | undefined, row: RowValues): Promise<void> {
   await tx.run(insertStatement(svc, type, companyId, row, false));
 }
 
-/** Writes a prepared row (with the hidden company) and returns it as written (the INSERT returns it). */
+/**
+ * Writes a prepared row (with the hidden company) and returns it as stored: the INSERT returns it
+ * (one statement), or, for a type whose computed properties read its own table
+ * (query/plan-returning.ts), it is read back.
+ */
 export async function writeInsert(svc: ServiceContext, tx: Statements, type: EntityType, companyId: string | undefined, row: RowValues): Promise<DbRow> {
-  const stored = await tx.runReturning(insertStatement(svc, type, companyId, row, true));
-  if (stored === undefined) throw new Error(`inserted ${type.name} row not returned`);
+  let stored: DbRow | undefined;
+  if (writeReturnsRow(type)) stored = await tx.runReturning(insertStatement(svc, type, companyId, row, true));
+  else {
+    await insertRow(svc, tx, type, companyId, row);
+    stored = await readRow(svc, tx, type, companyId, [{ property: type.key.name, value: row.get(type.key.name) ?? null }]);
+  }
+  if (stored === undefined) throw new Error(`inserted ${type.name} row not found`);
   return stored;
 }
 
 /** The INSERT of a prepared row, RETURNING the entity's columns when `returning`. */
 function insertStatement(svc: ServiceContext, type: EntityType, companyId: string | undefined, row: RowValues, returning: boolean): CompiledQuery {
-  const columns = [...row.keys()];
+  // The order of the columns does not matter: one shape per set of columns.
+  const columns = [...row.keys()].sort();
   const params = columns.map((c) => row.get(c) ?? null);
   if (type.scope === 'company') {
     columns.push(HIDDEN_COLUMNS.company);
     params.push(companyId ?? null);
   }
-  return statementsOf(type, svc.engine.dialect).compiled(`insert${returning ? ' returning' : ''} ${columns.join(',')}`, params, (v) => ({
+  return writesOf(type, svc.engine.dialect).compiled(`insert${returning ? ' returning' : ''} ${columns.join(',')}`, params, (v) => ({
     kind: 'insert',
     table: type.table,
     columns,
     values: v.map((x) => param(x)),
-    ...(returning ? { returning: storedColumns(type) } : {}),
+    ...(returning ? { returning: returningColumns(type) } : {}),
   }));
 }
 

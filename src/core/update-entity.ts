@@ -1,7 +1,7 @@
 /**
  * The generic UPDATE and DELETE of one stored row, in the same two steps as inserts: check (merge the
  * changes with the stored row, then required/reference/uniqueness checks), then write (stamps, row
- * version, statement returning the row as written). The write session runs validateWrite hooks between the two.
+ * version, statement returning the row as stored). The write session runs validateWrite hooks between the two.
  * The caller owns the transaction.
  */
 import { compile } from '../sql/compile.js';
@@ -12,8 +12,9 @@ import type { StoredValue } from '../edm/values.js';
 import type { DbRow } from '../db/database.js';
 import { checkReferences, checkRequired, checkUnique, type RowValues } from './write-checks.js';
 import { stampRow } from './insert-entity.js';
-import { storedColumns } from './stored-columns.js';
-import { statementsOf } from '../sql/statement-cache.js';
+import { returningColumns, writeReturnsRow } from '../query/plan-returning.js';
+import { writesOf } from '../sql/statement-cache.js';
+import { readRow } from './resolve-path.js';
 import type { ServiceContext } from './service-context.js';
 import type { Statements } from '../db/engine.js';
 
@@ -33,27 +34,37 @@ export async function checkUpdate(svc: ServiceContext, tx: Statements, type: Ent
 }
 
 /**
- * Stamps and writes the changes of the loaded row `before`; returns the row as written (the UPDATE
- * returns it: one statement, not a write and a read). The UPDATE is conditional on the version
- * `before` was loaded with (If-Match in the database): when another transaction changed the row since
- * (another instance, on an engine whose transactions do not lock what they read), nothing is written
- * and the answer is 412, so two writers can never both act on the same version.
+ * Stamps and writes the changes of the loaded row `before`; returns the row as stored: the UPDATE
+ * returns it (one statement), or, for a type whose computed properties read its own table
+ * (query/plan-returning.ts), it is read back. The UPDATE is conditional on the version `before` was
+ * loaded with (If-Match in the database): when another transaction changed the row since (another
+ * instance, on an engine whose transactions do not lock what they read), nothing is written and the
+ * answer is 412, so two writers can never both act on the same version.
  */
-export async function writeUpdate(svc: ServiceContext, tx: Statements, type: EntityType, before: DbRow, changes: ReadonlyMap<string, StoredValue>, now: Date): Promise<DbRow> {
+export async function writeUpdate(svc: ServiceContext, tx: Statements, type: EntityType, companyId: string | undefined, before: DbRow, changes: ReadonlyMap<string, StoredValue>, now: Date): Promise<DbRow> {
   const values: RowValues = new Map(changes);
   stampRow(svc, type, values, now, before[HIDDEN_COLUMNS.version]);
-  const columns = [...values.keys()];
+  // The order of SET does not matter: one shape per set of columns, whatever order the body named them in.
+  const columns = [...values.keys()].sort();
   const params = columns.map((c) => values.get(c) ?? null);
-  params.push(before[type.key.name] as StoredValue, before[HIDDEN_COLUMNS.version] as StoredValue);
-  const q = statementsOf(type, svc.engine.dialect).compiled(`update ${columns.join(',')}`, params, (v) => ({
+  const key = before[type.key.name] as StoredValue;
+  params.push(key, before[HIDDEN_COLUMNS.version] as StoredValue);
+  const returning = writeReturnsRow(type);
+  const q = writesOf(type, svc.engine.dialect).compiled(`update${returning ? ' returning' : ''} ${columns.join(',')}`, params, (v) => ({
     kind: 'update',
     table: type.table,
     set: columns.map((column, i) => ({ column, value: param(v[i] as StoredValue) })),
     where: bin('AND', eq(col(type.table, type.key.name), param(v[columns.length] as StoredValue)), eq(col(type.table, HIDDEN_COLUMNS.version), param(v[columns.length + 1] as StoredValue))),
-    returning: storedColumns(type),
+    ...(returning ? { returning: returningColumns(type) } : {}),
   }));
-  const stored = await tx.runReturning(q);
-  if (stored === undefined) throw new PreconditionFailedError();
+  if (returning) {
+    const stored = await tx.runReturning(q);
+    if (stored === undefined) throw new PreconditionFailedError();
+    return stored;
+  }
+  if ((await tx.run(q)) === 0) throw new PreconditionFailedError();
+  const stored = await readRow(svc, tx, type, companyId, [{ property: type.key.name, value: key }]);
+  if (stored === undefined) throw new Error(`updated ${type.name} row not found`);
   return stored;
 }
 

@@ -69,7 +69,7 @@ export async function syncEventDefinitions(svc: ServiceContext): Promise<{ inser
       }
       const changes = changed(type, stored, values);
       if (changes.size > 0) {
-        await writeUpdate(svc, tx, type, stored, changes, now);
+        await writeUpdate(svc, tx, type, undefined, stored, changes, now);
         report.updated++;
       }
     }

@@ -66,20 +66,20 @@ export class WriteSession {
 
   /**
    * @param tx the statements of the transaction the session writes in
-   * @param readBack false when the caller does not use the rows `create` returns (bulk import): the
-   *   INSERT then returns the stored row (computed properties included) only for a type with an
-   *   afterCommit hook, and `create` returns the values written.
+   * @param returnRows false when the caller does not use the rows `create` returns (bulk import): the
+   *   stored row (computed properties included) is then returned only for a type with an afterCommit
+   *   hook, and otherwise `create` returns the values written.
    */
   constructor(
     readonly svc: ServiceContext,
     readonly identity: WriteIdentity,
     readonly tx: Transaction,
-    private readonly readBack = true,
+    private readonly returnRows = true,
   ) {}
 
   /**
    * Inserts a row: defaults and checks, validateWrite, INSERT. Returns the row as stored (see
-   * `readBack`). `parent`: the row it is created under, loaded in this transaction (see ParentRow).
+   * `returnRows`). `parent`: the row it is created under, loaded in this transaction (see ParentRow).
    */
   async create(type: EntityType, row: RowValues, parent?: ParentRow): Promise<DbRow> {
     const { svc, identity, tx } = this;
@@ -87,7 +87,7 @@ export class WriteSession {
     await prepareInsert(svc, tx, type, identity.companyId, row, { userId: identity.principal.userId, now: identity.now, numbers: this.numbers }, parent);
     const after = rowOfValues(type, row);
     await this.validate(type, { op: 'create', after });
-    if (!this.readBack && svc.hooks.forType(type)?.afterCommit === undefined) {
+    if (!this.returnRows && svc.hooks.forType(type)?.afterCommit === undefined) {
       await insertRow(svc, tx, type, identity.companyId, row);
       // Nothing hears about this write after commit unless it is a subscription (the delivery worker's signal).
       if (type.name === svc.model.eventTypes?.subscription.name) this.record(type, { op: 'create', after });
@@ -111,7 +111,7 @@ export class WriteSession {
     await checkUpdate(svc, tx, type, identity.companyId, mergeChanges(type, before, changes), changed, key);
     const old = rowOf(type, before);
     await this.validate(type, { op: 'update', before: old, after: { ...old, ...Object.fromEntries(changes) }, changed });
-    const stored = await writeUpdate(svc, tx, type, before, changes, identity.now);
+    const stored = await writeUpdate(svc, tx, type, identity.companyId, before, changes, identity.now);
     this.record(type, { op: 'update', before: old, after: rowOf(type, stored) });
     return stored;
   }
@@ -247,7 +247,8 @@ class RetryItemByItem extends Error {}
  *
  * A savepoint per item costs two statements per row (about an eighth of an imported row's time), so
  * the batch first runs without them; only when an item throws is it rolled back and run again with a
- * savepoint per item (the outcome is the same, refused rows are rare in a bulk load).
+ * savepoint per item (the outcome is the same, refused rows are rare in a bulk load). `returnRows`:
+ * see WriteSession (false for an import, which does not use the stored rows).
  */
 export async function inWriteBatch<I, T>(
   svc: ServiceContext,
@@ -255,18 +256,18 @@ export async function inWriteBatch<I, T>(
   items: readonly I[],
   body: (session: WriteSession, item: I) => Promise<T>,
   atomic = false,
-  readBack = true,
+  returnRows = true,
 ): Promise<BatchOutcome<T>[]> {
   let sessions: WriteSession[] = [];
   const run = async (tx: Transaction, savepoints: boolean): Promise<BatchOutcome<T>[]> => {
     // The engine may run the transaction again (a batch that lost to another writer): only the sessions of the run that commits count.
     sessions = [];
     // Without savepoints any throw replays the batch, so one session can hold all of its writes.
-    const shared = savepoints ? undefined : new WriteSession(svc, identity, tx, readBack);
+    const shared = savepoints ? undefined : new WriteSession(svc, identity, tx, returnRows);
     if (shared !== undefined) sessions.push(shared);
     const outcomes: BatchOutcome<T>[] = [];
     for (const [index, item] of items.entries()) {
-      const session = shared ?? new WriteSession(svc, identity, tx, readBack);
+      const session = shared ?? new WriteSession(svc, identity, tx, returnRows);
       const emitted = session.events.length;
       const write = async (): Promise<T> => {
         const result = await body(session, item);

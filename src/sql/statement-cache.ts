@@ -22,23 +22,24 @@ function placeholder(index: number): string {
   return `\u0000value ${index}\u0000`;
 }
 
-/**
- * Shapes remembered per model object, at most: an update's shape is the set of properties a PATCH
- * names, so clients choose how many there are; past this many, new shapes are compiled each time.
- */
+/** Shapes remembered per cache, at most, for a cache that clients choose the shapes of (writesOf); past this many, new shapes are compiled each time. */
 export const MAX_SHAPES = 500;
 
 /** Compiled statements of one model object (a cache per entity type keeps shapes of different models apart). */
 export class StatementCache {
   private readonly entries = new Map<string, Entry>();
 
-  constructor(private readonly dialect: Dialect) {}
+  /** @param maxShapes how many shapes it remembers (clients choose the shapes of writes) */
+  constructor(
+    private readonly dialect: Dialect,
+    private readonly maxShapes = Number.POSITIVE_INFINITY,
+  ) {}
 
   /** The statement of `shape` with `values`; `build` makes the statement tree for any values (called once per shape). */
   compiled(shape: string, values: readonly SqlValue[], build: (values: readonly SqlValue[]) => StatementNode): CompiledQuery {
     let entry = this.entries.get(shape);
     if (entry === undefined) {
-      if (this.entries.size >= MAX_SHAPES) return compile(build(values), this.dialect);
+      if (this.entries.size >= this.maxShapes) return compile(build(values), this.dialect);
       const marks = values.map((_value, index) => placeholder(index));
       const q = compile(build(marks), this.dialect);
       entry = { sql: q.sql, params: q.params, slots: q.params.map((p) => (typeof p === 'string' ? marks.indexOf(p) : -1)) };
@@ -55,12 +56,26 @@ export class StatementCache {
 }
 
 const caches = new WeakMap<object, WeakMap<Dialect, StatementCache>>();
+const writeCaches = new WeakMap<object, WeakMap<Dialect, StatementCache>>();
 
-/** The statement cache of a model object (an entity type) for a dialect. */
-export function statementsOf(owner: object, dialect: Dialect): StatementCache {
-  let byDialect = caches.get(owner);
-  if (byDialect === undefined) caches.set(owner, (byDialect = new WeakMap()));
+function cacheIn(all: WeakMap<object, WeakMap<Dialect, StatementCache>>, owner: object, dialect: Dialect, maxShapes?: number): StatementCache {
+  let byDialect = all.get(owner);
+  if (byDialect === undefined) all.set(owner, (byDialect = new WeakMap()));
   let cache = byDialect.get(dialect);
-  if (cache === undefined) byDialect.set(dialect, (cache = new StatementCache(dialect)));
+  if (cache === undefined) byDialect.set(dialect, (cache = new StatementCache(dialect, maxShapes)));
   return cache;
+}
+
+/** The statement cache of a model object (an entity type) for a dialect: shapes the code chooses. */
+export function statementsOf(owner: object, dialect: Dialect): StatementCache {
+  return cacheIn(caches, owner, dialect);
+}
+
+/**
+ * The cache of an entity type's INSERT and UPDATE statements, whose shape is the set of columns a
+ * request writes: clients choose how many there are, so it remembers at most MAX_SHAPES, apart from
+ * statementsOf's, which they therefore cannot crowd out.
+ */
+export function writesOf(owner: object, dialect: Dialect): StatementCache {
+  return cacheIn(writeCaches, owner, dialect, MAX_SHAPES);
 }

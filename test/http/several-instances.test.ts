@@ -60,7 +60,7 @@ test('an UPDATE is conditional on the version its row was loaded with: a row ano
   if (loaded === undefined) throw new Error('not found');
   const url = `/companies(${company})/engChangeNotices(${ecn.id})`;
   expect((await b.call('PATCH', url, { body: { drawingNumber: 'DRW-B' }, headers: { 'If-Match': ecn['@odata.etag'] } })).status).toBe(200);
-  const stale = svc.engine.transaction((tx) => writeUpdate(svc, tx, type, loaded, new Map([['drawingNumber', 'DRW-STALE']]), new Date()));
+  const stale = svc.engine.transaction((tx) => writeUpdate(svc, tx, type, company, loaded, new Map([['drawingNumber', 'DRW-STALE']]), new Date()));
   await expect(stale).rejects.toBeInstanceOf(PreconditionFailedError);
   expect((await a.call('GET', url)).json.drawingNumber).toBe('DRW-B');
 });

@@ -3,7 +3,7 @@ import { and, col, constant, eq, param, select } from '../../../src/sql/build.js
 import { compile } from '../../../src/sql/compile.js';
 import type { SqlValue } from '../../../src/sql/nodes.js';
 import { sqliteDialect } from '../../../src/sql/sqlite-dialect.js';
-import { MAX_SHAPES, StatementCache, statementsOf } from '../../../src/sql/statement-cache.js';
+import { MAX_SHAPES, StatementCache, statementsOf, writesOf } from '../../../src/sql/statement-cache.js';
 
 const build = (v: readonly SqlValue[]) =>
   select({
@@ -40,8 +40,8 @@ test('one cache per owner object and dialect', () => {
   expect(statementsOf(a, { ...sqliteDialect })).not.toBe(statementsOf(a, sqliteDialect));
 });
 
-test('shapes past MAX_SHAPES are compiled each time, not remembered (a client choosing shapes cannot grow the cache)', () => {
-  const cache = new StatementCache(sqliteDialect);
+test('a bounded cache compiles shapes past its bound each time, without remembering them', () => {
+  const cache = new StatementCache(sqliteDialect, MAX_SHAPES);
   let built = 0;
   const counting = (v: readonly SqlValue[]) => {
     built++;
@@ -55,4 +55,21 @@ test('shapes past MAX_SHAPES are compiled each time, not remembered (a client ch
   cache.compiled('one more', ['c3', 'C'], counting);
   expect(built).toBe(MAX_SHAPES + 2);
   expect(beyond).toEqual(compile(build(['c3', 'C']), sqliteDialect));
+});
+
+test('the writes of an owner (shapes clients choose) have their own bounded cache: filling it leaves the owner\'s other shapes cached', () => {
+  const owner = {};
+  let built = 0;
+  const counting = (v: readonly SqlValue[]) => {
+    built++;
+    return build(v);
+  };
+  expect(writesOf(owner, sqliteDialect)).toBe(writesOf(owner, sqliteDialect));
+  expect(writesOf(owner, sqliteDialect)).not.toBe(statementsOf(owner, sqliteDialect));
+  for (let i = 0; i <= MAX_SHAPES; i++) writesOf(owner, sqliteDialect).compiled(`update ${i}`, ['c1', 'A'], counting);
+  writesOf(owner, sqliteDialect).compiled(`update ${MAX_SHAPES}`, ['c1', 'A'], counting);
+  expect(built).toBe(MAX_SHAPES + 2);
+  statementsOf(owner, sqliteDialect).compiled('read', ['c1', 'A'], counting);
+  statementsOf(owner, sqliteDialect).compiled('read', ['c2', 'B'], counting);
+  expect(built).toBe(MAX_SHAPES + 3);
 });

@@ -1,12 +1,14 @@
 /**
- * src/core/stored-columns.ts with update-entity.ts and insert-entity.ts: a write returns the row it
- * wrote (RETURNING) in one statement, with exactly what reading the row back gives, computed
+ * src/query/plan-returning.ts with core/update-entity.ts and insert-entity.ts: a write returns the row
+ * it wrote (RETURNING) in one statement, with exactly what reading the row back gives, computed
  * properties included (a lookup, a count-based flag, the fallback chain of assignedEmail), on each
- * engine: the exact SQL and parameters, then executed on a real database of each.
+ * engine: the exact SQL and parameters, then executed on a real database of each. A type whose
+ * computed properties read its own table is read back instead (writeReturnsRow).
  */
 import { REPO_METADATA, startTestService, type TestService } from '../../helpers/test-service.js';
 import { createEmptyDatabase, type EmptyDatabase } from '../../helpers/postgres.js';
 import { writeUpdate } from '../../../src/core/update-entity.js';
+import { writeReturnsRow } from '../../../src/query/plan-returning.js';
 import { insertEntity } from '../../../src/core/insert-entity.js';
 import { readRow } from '../../../src/core/resolve-path.js';
 import { PreconditionFailedError } from '../../../src/errors/odata-error.js';
@@ -67,10 +69,10 @@ describe.each(['sqlite', 'postgres'] as const)('on %s', (engine) => {
     if (before === undefined) throw new Error('not found');
     expect(before['changeReasonDescription']).toBe(first['description']);
     const seen: CompiledQuery[] = [];
-    const stored = await t.service.engine.transaction((tx) => writeUpdate(svc, recording(tx, seen), type, before, new Map([['changeReasonCode', second['code'] as string]]), new Date()));
+    const stored = await t.service.engine.transaction((tx) => writeUpdate(svc, recording(tx, seen), type, t.companyIds[0], before, new Map([['changeReasonCode', second['code'] as string]]), new Date()));
     expect(seen).toHaveLength(1);
     expect(seen[0]?.sql).toBe(
-      `UPDATE "engChangeNotices" SET "changeReasonCode" = ${p(1)}, "lastModifiedDateTime" = ${p(2)}, "_version" = ${p(3)}, "_etag" = ${p(4)}, "_etagOf" = ${p(5)} ` +
+      `UPDATE "engChangeNotices" SET "_etag" = ${p(1)}, "_etagOf" = ${p(2)}, "_version" = ${p(3)}, "changeReasonCode" = ${p(4)}, "lastModifiedDateTime" = ${p(5)} ` +
         `WHERE (("engChangeNotices"."id" = ${p(6)}) AND ("engChangeNotices"."_version" = ${p(7)}))${ECN_RETURNING}`,
     );
     expect(seen[0]?.params.slice(5)).toEqual([id, before[HIDDEN_COLUMNS.version]]);
@@ -84,8 +86,8 @@ describe.each(['sqlite', 'postgres'] as const)('on %s', (engine) => {
     const id = (await t.call('POST', `/companies(${t.companyIds[0]})/engChangeNotices`, { body: { drawingNumber: 'D-1' } })).json.id;
     const before = await reread(type, id);
     if (before === undefined) throw new Error('not found');
-    await t.service.engine.transaction((tx) => writeUpdate(svc, tx, type, before, new Map([['drawingNumber', 'D-2']]), new Date()));
-    const stale = t.service.engine.transaction((tx) => writeUpdate(svc, tx, type, before, new Map([['drawingNumber', 'D-STALE']]), new Date()));
+    await t.service.engine.transaction((tx) => writeUpdate(svc, tx, type, t.companyIds[0], before, new Map([['drawingNumber', 'D-2']]), new Date()));
+    const stale = t.service.engine.transaction((tx) => writeUpdate(svc, tx, type, t.companyIds[0], before, new Map([['drawingNumber', 'D-STALE']]), new Date()));
     await expect(stale).rejects.toBeInstanceOf(PreconditionFailedError);
     expect((await reread(type, id))?.['drawingNumber']).toBe('D-2');
   });
@@ -96,14 +98,14 @@ describe.each(['sqlite', 'postgres'] as const)('on %s', (engine) => {
     const ecns = await t.query('SELECT "id" FROM "engChangeNotices" WHERE "_companyId" = ? AND "_count_engChangeNoticeBOMLines" > 0 ORDER BY "id"', [t.companyIds[0]]);
     const withLines = await reread(ecnType, ecns[0]?.['id']);
     if (withLines === undefined) throw new Error('no ECN with BOM lines in the demo data');
-    const ecn = await t.service.engine.transaction((tx) => writeUpdate(svc, tx, ecnType, withLines, new Map([['drawingNumber', 'D-3']]), new Date()));
+    const ecn = await t.service.engine.transaction((tx) => writeUpdate(svc, tx, ecnType, t.companyIds[0], withLines, new Map([['drawingNumber', 'D-3']]), new Date()));
     expect(ecn['bomExists']).toBeTruthy();
     expect(ecn).toEqual(await reread(ecnType, withLines['id']));
     const taskType = typeOf('engChangeOrderTask');
     const tasks = await t.query('SELECT "id" FROM "engChangeOrderTasks" WHERE "_companyId" = ? AND "assignedTo" IS NOT NULL ORDER BY "id"', [t.companyIds[0]]);
     const task = await reread(taskType, tasks[0]?.['id']);
     if (task === undefined) throw new Error('no assigned task in the demo data');
-    const stored = await t.service.engine.transaction((tx) => writeUpdate(svc, tx, taskType, task, new Map([['description', 'returned']]), new Date()));
+    const stored = await t.service.engine.transaction((tx) => writeUpdate(svc, tx, taskType, t.companyIds[0], task, new Map([['description', 'returned']]), new Date()));
     expect(stored['assignedEmail']).toBe(task['assignedEmail']);
     expect(stored).toEqual(await reread(taskType, task['id']));
   });
@@ -122,5 +124,42 @@ describe.each(['sqlite', 'postgres'] as const)('on %s', (engine) => {
     expect(seen.filter((q) => q.sql.startsWith('SELECT') && q.sql.includes('FROM "engChangeNotices" AS "t0" WHERE (("t0"."_companyId"'))).toHaveLength(0);
     expect(stored['drawingNumber']).toBe('D-NEW');
     expect(stored).toEqual(await reread(type, stored['id']));
+  });
+});
+
+describe('writeReturnsRow', () => {
+  type Fake = { name: string; table: string; properties: unknown[]; navigationByName: Map<string, { target: Fake }> };
+  const fake = (name: string, table: string): Fake => ({ name, table, properties: [], navigationByName: new Map() });
+  const computed = (computedValue: unknown) => ({ name: 'c', storage: { kind: 'computed', computed: computedValue } });
+  const returns = (type: Fake): boolean => writeReturnsRow(type as unknown as EntityType);
+
+  test('the shipped types read only other tables: their writes return the row', async () => {
+    const t = await startTestService({ metadataDir: REPO_METADATA, seed: false });
+    try {
+      for (const type of t.service.model.entityTypes) expect([type.name, writeReturnsRow(type)]).toEqual([type.name, true]);
+    } finally {
+      await t.close();
+    }
+  });
+
+  test('a lookup through another table returns the row; one that comes back to its own table, directly or after a hop, is read back', () => {
+    const node = fake('node', 'nodes');
+    const other = fake('other', 'others');
+    node.navigationByName.set('other', { target: other });
+    node.navigationByName.set('parent', { target: node });
+    other.navigationByName.set('node', { target: node });
+    node.properties = [computed({ kind: 'lookup', path: ['other', 'name'] })];
+    expect(returns(node)).toBe(true);
+    const direct = { ...fake('node', 'nodes'), navigationByName: node.navigationByName, properties: [computed({ kind: 'lookup', path: ['parent', 'name'] })] };
+    expect(returns(direct)).toBe(false);
+    const hop = { ...fake('node', 'nodes'), navigationByName: node.navigationByName, properties: [computed({ kind: 'firstNonEmpty', paths: [['other', 'name'], ['other', 'node', 'name']], fallback: null })] };
+    expect(returns(hop)).toBe(false);
+  });
+
+  test('a counter of a navigation to its own table is read back (RETURNING comes before the AFTER triggers that keep it)', () => {
+    const node = fake('node', 'nodes');
+    node.navigationByName.set('children', { target: node });
+    node.properties = [computed({ kind: 'exists', navigation: 'children' })];
+    expect(returns(node)).toBe(false);
   });
 });
