@@ -1,8 +1,9 @@
 /**
  * The log of a failure that repeats at every run of a loop (a background poll while its database is
- * down): the first failure is logged with its error, repeats at most once a minute with how many there
- * were and since when, and the first success after them once, so an outage is a few lines in the log,
- * not one stack a second, and its end is visible.
+ * down): the first failure is logged with its error, repeats of the same error (its code, or its
+ * message) at most once a minute with how many there were and since when, another error at once, and
+ * the first success after them once, so an outage is a few lines in the log, not one stack a second,
+ * and neither a new kind of failure nor the end of the outage is hidden.
  */
 import type { Logger } from 'pino';
 
@@ -11,6 +12,8 @@ export class RepeatedFailure {
   private since: number | undefined;
   private failures = 0;
   private lastLogged = 0;
+  /** The kind of the last error logged (errorKind). */
+  private lastError = '';
 
   /**
    * @param message what failed, for example 'webhook delivery tick failed'
@@ -28,9 +31,11 @@ export class RepeatedFailure {
   failed(err: unknown): void {
     const t = this.now();
     this.failures++;
-    if (this.since === undefined) {
-      this.since = t;
+    const kind = errorKind(err);
+    if (this.since === undefined || kind !== this.lastError) {
+      this.since ??= t;
       this.lastLogged = t;
+      this.lastError = kind;
       this.log.error({ err }, this.message);
       return;
     }
@@ -47,6 +52,13 @@ export class RepeatedFailure {
     this.since = undefined;
     this.failures = 0;
   }
+}
+
+/** An error's kind for telling repeats apart: its code (ECONNREFUSED, a SQLSTATE), or its message. */
+function errorKind(err: unknown): string {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' || typeof code === 'number') return `code ${code}`;
+  return err instanceof Error ? err.message : String(err);
 }
 
 function seconds(ms: number): string {

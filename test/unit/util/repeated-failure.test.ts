@@ -50,3 +50,25 @@ test('success without a failure before it logs nothing', () => {
   new RepeatedFailure(log, 'poll failed').succeeded();
   expect(lines).toHaveLength(0);
 });
+
+test('another kind of error during a run is logged at once; the same kind again is not', () => {
+  let now = 0;
+  const { log, lines } = fakeLog();
+  const f = new RepeatedFailure(log, 'poll failed', 60_000, () => now);
+  const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+  const missing = Object.assign(new Error('relation "_outbox" does not exist'), { code: '42P01' });
+  f.failed(refused);
+  now += 1_000;
+  f.failed(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432 (again)'), { code: 'ECONNREFUSED' }));
+  expect(lines).toHaveLength(1);
+  now += 1_000;
+  f.failed(missing);
+  expect(lines).toHaveLength(2);
+  expect(lines[1]).toEqual({ level: 'error', obj: { err: missing }, msg: 'poll failed' });
+  now += 1_000;
+  f.failed(missing);
+  expect(lines).toHaveLength(2);
+  now += 1_000;
+  f.succeeded();
+  expect(lines[2]?.msg).toBe('poll failed 4 times in 4 s; it works again');
+});
