@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { Engine, EngineLimits } from './engine.js';
 import { openSqliteEngine } from './sqlite/sqlite-engine.js';
 import { parseDatabaseLocation } from './database-location.js';
+import { assertNever } from '../util/assert-never.js';
 
 /** Settings of one engine only. */
 export interface EngineOptions {
@@ -25,5 +26,7 @@ export async function openEngine(location: string, limits: EngineLimits, log: Lo
       const { openPostgresEngine } = await import('./postgres/postgres-engine.js');
       return openPostgresEngine(where.url, limits, options.connections);
     }
+    default:
+      return assertNever(where, 'database location');
   }
 }
