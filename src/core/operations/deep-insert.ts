@@ -20,6 +20,7 @@ import type { OperationContext } from '../operation-context.js';
 import type { RowValues } from '../write-checks.js';
 import { beforeWrite } from './write-hooks.js';
 import { applyBindings } from '../bind-references.js';
+import { readRow } from '../resolve-path.js';
 import { limitSetting } from '../../edm/service-limits.js';
 
 /** A child of a deep insert, ready to be written. */
@@ -79,8 +80,12 @@ export async function prepareChildren(ctx: OperationContext, nested: ReadonlyMap
   return prepared;
 }
 
-/** Creates the prepared children of a row just created (inside its transaction), each with its parent's reference. */
-export async function createChildren(session: WriteSession, parent: DbRow, children: readonly PreparedChild[]): Promise<CreatedChild[]> {
+/**
+ * Creates the prepared children of a row of `type` just created (inside its transaction), each with
+ * its parent's reference; gives them, and the parent as it stands after them: the counters its
+ * children keep (bomCommentExists) moved with them, so a parent with such properties is read again.
+ */
+export async function createChildren(session: WriteSession, type: EntityType, parent: DbRow, children: readonly PreparedChild[]): Promise<{ row: DbRow; children: CreatedChild[] }> {
   const created: CreatedChild[] = [];
   for (const child of children) {
     for (const j of child.nav.joins) {
@@ -92,9 +97,13 @@ export async function createChildren(session: WriteSession, parent: DbRow, child
       child.row.set(j.targetProperty, value);
     }
     const row = await session.create(child.nav.target, child.row, { type: child.nav.source, row: parent });
-    created.push({ nav: child.nav, row, children: await createChildren(session, row, child.children) });
+    const nested = await createChildren(session, child.nav.target, row, child.children);
+    created.push({ nav: child.nav, row: nested.row, children: nested.children });
   }
-  return created;
+  if (created.length === 0 || !type.properties.some((p) => p.storage.kind === 'computed' && p.storage.computed.kind === 'exists')) return { row: parent, children: created };
+  const again = await readRow(session.svc, session.tx, type, session.identity.companyId, [{ property: type.key.name, value: parent[type.key.name] as StoredValue }]);
+  if (again === undefined) throw new Error(`created ${type.name} row not found`);
+  return { row: again, children: created };
 }
 
 /** The JSON of a created entity with its created children nested under their navigations. */

@@ -94,7 +94,8 @@ export async function create(ctx: OperationContext): Promise<ODataResponse> {
       const parentType = ctx.path.steps[ctx.path.steps.length - 2]?.type;
       const parent = resolved.parentRow === undefined || parentType === undefined ? undefined : { type: parentType, row: resolved.parentRow };
       const stored = await session.create(type, row, parent);
-      return { row: stored, keys: [...resolved.keys, stored[type.key.name] as StoredValue], children: await createChildren(session, stored, children) };
+      const withCreated = await createChildren(session, type, stored, children);
+      return { row: withCreated.row, keys: [...resolved.keys, stored[type.key.name] as StoredValue], children: withCreated.children };
     },
     { type, key: row.get(type.key.name) },
   );
