@@ -7,7 +7,7 @@ import type { StoredValue } from '../../edm/values.js';
 import { storedToJson } from '../../edm/values.js';
 import { JSON_ALIAS, planRead } from '../../query/plan-read.js';
 import type { PlannedQuery } from '../../query/plan-query.js';
-import { PAGE_ALIAS, planReadRequest, type ReadPlan } from '../../query/read-plans.js';
+import { COUNT_ALIAS, PAGE_ALIAS, planReadRequest, type ReadPlan } from '../../query/read-plans.js';
 import type { ReadStep, StepResult } from '../../db/read-steps.js';
 import type { DbRow } from '../../db/database.js';
 import { QueryLimitError } from '../../errors/odata-error.js';
@@ -93,8 +93,9 @@ function readCollectionOf(ctx: OperationContext, resolved: ResolvedPath): ODataR
     if (page.preferenceApplied !== undefined) res.headers['Preference-Applied'] = page.preferenceApplied;
     return res;
   };
+  const counted = plan.count !== undefined || plan.countInRows === true;
   if (!resolved.reachable) {
-    const empty = plan.json !== undefined ? collectionJoinedResponse('', context, format, plan.count === undefined ? undefined : 0, undefined) : collectionResponse(type, [], context, { format, links: ctx.links, select: query.read.select, expand: expandShapes(query.expand) }, plan.count === undefined ? undefined : 0);
+    const empty = plan.json !== undefined ? collectionJoinedResponse('', context, format, counted ? 0 : undefined, undefined) : collectionResponse(type, [], context, { format, links: ctx.links, select: query.read.select, expand: expandShapes(query.expand) }, counted ? 0 : undefined);
     return withPreference(empty);
   }
   // Rows are [entity JSON, key, version, sort values...] (planRead's `json`).
@@ -112,7 +113,8 @@ function readCollectionOf(ctx: OperationContext, resolved: ResolvedPath): ODataR
     return withPreference(collectionJoinedResponse(r.entities, context, format, count, next));
   };
   return runRead(ctx, plan, stepsOf(plan), cancellable, (results): ODataResponse | Promise<ODataResponse> => {
-    const count = plan.count === undefined ? undefined : Number(rowOf(results[1])?.['n'] ?? 0);
+    const countRow = plan.countInRows === true ? rowOf(results[0]) : plan.count === undefined ? undefined : rowOf(results[1]);
+    const count = counted ? Number(countRow?.[COUNT_ALIAS] ?? 0) : undefined;
     const first = results[0] as StepResult;
     if (plan.pageText === true) {
       // One row: the page's entities as one JSON array text (read-plans.ts); no next page can follow.
@@ -145,7 +147,7 @@ function readCountOf(ctx: OperationContext, resolved: ResolvedPath): ODataRespon
   const text = (n: number): ODataResponse => ({ status: 200, headers: { 'Content-Type': 'text/plain; charset=utf-8' }, body: String(n) });
   if (!resolved.reachable || plan.count === undefined) return text(0);
   const cancellable = (): ReadStep[] => [{ kind: 'row', query: planReadRequest(ctx, 'count', type, resolved.conditions, plain, { cancellable: true }).plan.rows }];
-  return runRead(ctx, plan, [{ kind: 'row', query: plan.count }], cancellable, (r) => text(Number(rowOf(r[0])?.['n'] ?? 0)));
+  return runRead(ctx, plan, [{ kind: 'row', query: plan.count }], cancellable, (r) => text(Number(rowOf(r[0])?.[COUNT_ALIAS] ?? 0)));
 }
 
 /**

@@ -1,0 +1,102 @@
+/**
+ * A page with `$count=true` that the database writes as one text (query/read-plans.ts `countInRows`):
+ * the page and its count are the two columns of one statement, so PostgreSQL runs one statement on
+ * the pool instead of a transaction of four round trips. Checked: the exact SQL and parameters of
+ * the one step, and the count against a separate `/$count` with filters, past the end and under
+ * concurrent inserts (one statement is one snapshot).
+ */
+import { onPostgres } from '../helpers/postgres.js';
+import { startTestService, type TestService } from '../helpers/test-service.js';
+import type { ReadRequest } from '../../src/db/read-executor.js';
+
+let t: TestService;
+let company: string;
+beforeAll(async () => {
+  t = await startTestService();
+  company = t.companyIds[0] as string;
+});
+afterAll(() => t.close());
+
+const postgres = onPostgres();
+const p = (n: number): string => (postgres ? `$${n}` : '?');
+
+/** The reads a request runs, as the engine receives them. */
+async function readsOf(url: string): Promise<{ reads: ReadRequest[]; json: Record<string, unknown> }> {
+  const reads: ReadRequest[] = [];
+  const runner = t.service.engine.reads;
+  const run = runner.run.bind(runner);
+  runner.run = (read) => (reads.push(read), run(read));
+  try {
+    const r = await t.call('GET', url);
+    expect(r.status).toBe(200);
+    return { reads, json: r.json };
+  } finally {
+    runner.run = run;
+  }
+}
+
+async function countOf(path: string): Promise<number> {
+  const r = await t.call('GET', path);
+  expect(r.status).toBe(200);
+  return Number(r.text);
+}
+
+test('the page and its count are one statement with the exact SQL and parameters', async () => {
+  const { reads, json } = await readsOf(`/companies(${company})/engChangeNotices?$count=true&$top=2&$select=number`);
+  expect(reads).toHaveLength(1);
+  const steps = reads[0]?.steps ?? [];
+  expect(steps.map((s) => s.kind)).toEqual(['row']);
+  const etag = 'CASE WHEN ("t0"."_etagOf" = "t0"."_version") THEN "t0"."_etag" ELSE odata_etag("t0"."_version") END';
+  const entity = postgres
+    ? `CAST((SELECT row_to_json("_j".*) FROM (SELECT ${etag} AS "@odata.etag", "t0"."id" AS "id", "t0"."number" AS "number") AS "_j") AS text)`
+    : `json_object('@odata.etag', ${etag}, 'id', "t0"."id", 'number', "t0"."number")`;
+  const pageAgg = postgres ? `coalesce(((${p(1)} || string_agg("p"."_json", ${p(2)})) || ${p(3)}), ${p(4)})` : `coalesce(((? || group_concat("p"."_json", ?)) || ?), ?)`;
+  const limit = postgres ? `LIMIT ${p(6)}` : 'LIMIT CAST(? AS INTEGER)';
+  const nullsFirst = postgres ? ' NULLS FIRST' : '';
+  const page =
+    `SELECT ${pageAgg} AS "_page" FROM (SELECT ${entity} AS "_json", "t0"."id" AS "id", "t0"."_version" AS "_version", "t0"."number" AS "_sort0" ` +
+    `FROM "engChangeNotices" AS "t0" WHERE ("t0"."_companyId" = ${p(5)}) ORDER BY "t0"."number" ASC${nullsFirst}, "t0"."id" ASC ${limit}) AS "p"`;
+  const count =
+    `SELECT CASE WHEN ("k"."c" = 1) THEN (SELECT count(*) FROM "engChangeNotices" AS "a") ELSE (SELECT count(*) FROM "engChangeNotices" AS "t0" WHERE ("t0"."_companyId" = ${p(7)})) END AS "n" ` +
+    'FROM (SELECT count(*) AS "c" FROM "companies" AS "c") AS "k"';
+  const step = steps[0];
+  if (step?.kind !== 'row') throw new Error('no row step');
+  expect(step.query.sql).toBe(`SELECT (${page}) AS "_page", (${count}) AS "n"`);
+  expect(step.query.params).toEqual(['[', ',', ']', '[]', company, postgres ? 2n : 2, company]);
+  expect(json['@odata.count']).toBe(await countOf(`/companies(${company})/engChangeNotices/$count`));
+  expect((json['value'] as unknown[]).length).toBe(2);
+});
+
+test('the count in the row is the filtered count, also on an empty page past the end', async () => {
+  const filter = "$filter=status%20eq%20'Approved'";
+  const approved = await countOf(`/companies(${company})/engChangeNotices/$count?${filter}`);
+  expect(approved).toBeGreaterThan(0);
+  const { reads, json } = await readsOf(`/companies(${company})/engChangeNotices?$count=true&${filter}&$top=1&$select=status`);
+  expect(reads[0]?.steps).toHaveLength(1);
+  expect(json['@odata.count']).toBe(approved);
+  expect(json['value']).toEqual([expect.objectContaining({ status: 'Approved' })]);
+  const past = await readsOf(`/companies(${company})/engChangeNotices?$count=true&${filter}&$skip=100000&$top=5`);
+  expect(past.json['@odata.count']).toBe(approved);
+  expect(past.json['value']).toEqual([]);
+});
+
+test('without $count, or when the page is streamed (no $top), the count is not folded into the page', async () => {
+  const plain = await readsOf(`/companies(${company})/engChangeNotices?$top=2`);
+  expect(plain.reads[0]?.steps).toHaveLength(1);
+  expect(plain.json['@odata.count']).toBeUndefined();
+  const streamed = await readsOf(`/companies(${company})/engChangeNotices?$count=true`);
+  expect(streamed.reads[0]?.steps.map((s) => s.kind)).toEqual(['page', 'row']);
+  expect(streamed.json['@odata.count']).toBe(await countOf(`/companies(${company})/engChangeNotices/$count`));
+});
+
+test('page and count agree while other requests insert: one statement sees one snapshot', async () => {
+  const url = `/companies(${company})/engChangeNotices?$count=true&$top=1000&$select=number`;
+  const writes = Array.from({ length: 20 }, () => t.call('POST', `/companies(${company})/engChangeNotices`, { body: {} }));
+  const pages = Array.from({ length: 20 }, () => t.call('GET', url));
+  const [written, read] = await Promise.all([Promise.all(writes), Promise.all(pages)]);
+  for (const w of written) expect(w.status).toBe(201);
+  for (const r of read) {
+    expect(r.status).toBe(200);
+    expect(r.json['@odata.count']).toBe((r.json.value as unknown[]).length);
+  }
+});
