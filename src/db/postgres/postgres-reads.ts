@@ -46,6 +46,48 @@ async function runSteps(on: Runner, steps: readonly ReadStep[]): Promise<StepRes
   return results;
 }
 
+/** A read of runTogether failed in a transaction without savepoints: it is rolled back and run again with them. */
+class ReadFailed extends Error {
+  constructor(
+    readonly index: number,
+    readonly error: unknown,
+  ) {
+    super('a read of several failed');
+  }
+}
+
+async function withoutSavepoints(on: PostgresSession, reads: readonly ReadRequest[]): Promise<ReadOutcome[]> {
+  const outcomes: ReadOutcome[] = [];
+  for (const [i, read] of reads.entries()) {
+    try {
+      outcomes.push({ ok: true, results: await runSteps(on, read.steps) });
+    } catch (error) {
+      throw new ReadFailed(i, error);
+    }
+  }
+  return outcomes;
+}
+
+/** Each read under a savepoint, so a failed one does not end the others; `failed` already have their error. */
+async function withSavepoints(on: PostgresSession, reads: readonly ReadRequest[], failed: ReadonlyMap<number, unknown>): Promise<ReadOutcome[]> {
+  const outcomes: ReadOutcome[] = [];
+  for (const [i, read] of reads.entries()) {
+    if (failed.has(i)) {
+      outcomes.push({ ok: false, error: failed.get(i) });
+      continue;
+    }
+    await on.exec('SAVEPOINT "read"');
+    try {
+      outcomes.push({ ok: true, results: await runSteps(on, read.steps) });
+      await on.exec('RELEASE SAVEPOINT "read"');
+    } catch (error) {
+      await on.exec('ROLLBACK TO SAVEPOINT "read"');
+      outcomes.push({ ok: false, error });
+    }
+  }
+  return outcomes;
+}
+
 /** The reads of a PostgreSQL engine. */
 export class PostgresReads implements ReadRunner {
   /**
@@ -64,24 +106,23 @@ export class PostgresReads implements ReadRunner {
     return this.db.transaction((s) => runSteps(s, read.steps), { isolation: 'REPEATABLE READ', readOnly: true });
   }
 
-  runTogether(reads: readonly ReadRequest[]): Promise<ReadOutcome[]> {
+  /**
+   * The reads in one REPEATABLE READ snapshot. A savepoint per read costs two round trips, more than
+   * most reads' own statement, and is needed only when one fails (a failed statement aborts the
+   * transaction): so the reads first run without them, and when one fails the transaction is rolled
+   * back and the others run again in a new one with a savepoint each. The one that failed keeps its
+   * error and is not run again (a read ended by the time limit would take as long again). Inside a
+   * write transaction there is nothing to run again: savepoints from the start.
+   */
+  async runTogether(reads: readonly ReadRequest[]): Promise<ReadOutcome[]> {
     const tx = this.current();
-    const all = async (on: PostgresSession): Promise<ReadOutcome[]> => {
-      const outcomes: ReadOutcome[] = [];
-      for (const read of reads) {
-        // A failed statement ends the transaction's use; a savepoint keeps the other reads going.
-        await on.exec('SAVEPOINT "read"');
-        try {
-          outcomes.push({ ok: true, results: await runSteps(on, read.steps) });
-          await on.exec('RELEASE SAVEPOINT "read"');
-        } catch (error) {
-          await on.exec('ROLLBACK TO SAVEPOINT "read"');
-          outcomes.push({ ok: false, error });
-        }
-      }
-      return outcomes;
-    };
-    if (tx !== undefined) return all(tx);
-    return this.db.transaction(all, { isolation: 'REPEATABLE READ', readOnly: true });
+    if (tx !== undefined) return withSavepoints(tx, reads, new Map());
+    try {
+      return await this.db.transaction((s) => withoutSavepoints(s, reads), { isolation: 'REPEATABLE READ', readOnly: true });
+    } catch (e) {
+      if (!(e instanceof ReadFailed)) throw e;
+      const failed = new Map([[e.index, e.error]]);
+      return this.db.transaction((s) => withSavepoints(s, reads, failed), { isolation: 'REPEATABLE READ', readOnly: true });
+    }
   }
 }
