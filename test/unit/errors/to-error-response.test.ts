@@ -48,3 +48,14 @@ test('driver errors the engine knows (SQLite constraints that slip past the chec
   // Without the engine's mapping an unknown error is a 500.
   expect(toErrorResponse(uq, 'c', log).status).toBe(500);
 });
+
+test('503s are logged once per cause, not once per request; each 500 is logged', () => {
+  const { log, lines } = capture();
+  const busy = Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
+  for (let i = 0; i < 50; i++) expect(toErrorResponse(busy, `busy-${i}`, log, sqliteError).status).toBe(503);
+  for (let i = 0; i < 3; i++) expect(toErrorResponse(new TypeError('bug'), `bug-${i}`, log).status).toBe(500);
+  const logged = lines().map((l) => JSON.parse(l));
+  expect(logged.map((l) => l.correlationId)).toEqual(['busy-0', 'bug-0', 'bug-1', 'bug-2']);
+  expect(logged[0].msg).toBe('request refused (503)');
+  expect(logged[0].err.message).toBe('database is locked');
+});
