@@ -10,7 +10,7 @@ import type { EntityType } from '../edm/model.js';
 import type { JsonFormat } from '../core/format.js';
 import type { OperationContext } from '../core/operation-context.js';
 import { compile, type CompiledQuery } from '../sql/compile.js';
-import type { SqlValue } from '../sql/nodes.js';
+import type { SelectNode, SqlValue } from '../sql/nodes.js';
 import type { StoredValue } from '../edm/values.js';
 import { PlanCache, type PlannedShape } from './plan-cache.js';
 import { nextLinkUrl, pageSizeOf, SORT_PREFIX } from './plan-page.js';
@@ -28,6 +28,12 @@ export interface AggregatedReadPlan {
   readonly rows?: CompiledQuery;
   /** `count(*)` of the result instances, for `$count=true` and `/$count`. */
   readonly count?: CompiledQuery;
+  /**
+   * With `$count=true`: every row of `rows` also carries the count (column COUNT_COLUMN), so a page
+   * and its count are one statement (one snapshot without a transaction: one round trip on
+   * PostgreSQL instead of four). `count` is then run only for an empty page, which has no row to carry it.
+   */
+  readonly countInRows?: true;
   readonly page?: AggregatedPage;
   /** What the read may cost (read-cost.ts): the grouping reads the set once and writes at most a group per row. */
   readonly cost: ReadCost;
@@ -41,6 +47,9 @@ export interface AggregatedPage {
   /** The next link after a page of `returned` rows whose last is `last` (a row read by `rows`), when rows follow it. */
   next(last: Record<string, unknown>, returned: number): string | undefined;
 }
+
+/** The count's column in `countInRows` pages (SQL column names are generated: no alias of the URL can be it). */
+export const COUNT_COLUMN = '_count';
 
 interface CachedAggregation {
   readonly aggregation: PlannedAggregation;
@@ -92,7 +101,9 @@ export function planAggregatedRequest(ctx: OperationContext, kind: 'collection' 
     }
     const { rows, count } = aggregatedSelects(ctx.svc.engine.dialect, aggregation, company, conds, window);
     const statements: CompiledQuery[] = [];
-    if (kind === 'collection') statements.push(compile(rows, ctx.svc.engine.dialect, compileOptions));
+    // An uncorrelated scalar subquery: both engines compute it once per statement.
+    const counted: SelectNode = { ...rows, columns: [...rows.columns, { expr: { kind: 'subquery', query: count }, alias: COUNT_COLUMN }] };
+    if (kind === 'collection') statements.push(compile(options.count === true ? counted : rows, ctx.svc.engine.dialect, compileOptions));
     if (kind === 'count' || options.count === true) statements.push(compile(count, ctx.svc.engine.dialect, compileOptions));
     return { value: { aggregation, cost: aggregationCost(type, aggregation, kind) }, statements };
   };
@@ -116,5 +127,5 @@ export function planAggregatedRequest(ctx: OperationContext, kind: 'collection' 
       return nextLinkUrl(ctx, encodeSkiptoken(tokenValues), remaining);
     },
   };
-  return { aggregation, rows, count, page, cost };
+  return { aggregation, rows, count, ...(options.count === true ? { countInRows: true as const } : {}), page, cost };
 }

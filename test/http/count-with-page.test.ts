@@ -100,3 +100,49 @@ test('page and count agree while other requests insert: one statement sees one s
     expect(r.json['@odata.count']).toBe((r.json.value as unknown[]).length);
   }
 });
+
+describe('aggregated pages ($apply) with $count=true', () => {
+  const apply = '$apply=groupby((status),aggregate($count%20as%20n))';
+
+  test('every row carries the count: one statement with the exact SQL and parameters', async () => {
+    const { reads, json } = await readsOf(`/companies(${company})/engChangeNotices?${apply}&$count=true&$top=2`);
+    expect(reads).toHaveLength(1);
+    const steps = reads[0]?.steps ?? [];
+    expect(steps.map((s) => s.kind)).toEqual(['rows']);
+    const step = steps[0];
+    if (step?.kind !== 'rows') throw new Error('no rows step');
+    const grouped = (n: number): string =>
+      `(SELECT "t0"."status" AS "c0", count(*) AS "c1" FROM "engChangeNotices" AS "t0" WHERE ("t0"."_companyId" = ${p(n)}) GROUP BY "t0"."status") AS "r"`;
+    expect(step.query.sql).toBe(
+      `SELECT "r"."c0" AS "c0", "r"."c1" AS "c1", (SELECT count(*) AS "n" FROM ${grouped(1)}) AS "_count" FROM ${grouped(2)} ` +
+        `ORDER BY "r"."c0" ASC${postgres ? ' NULLS FIRST' : ''} ${postgres ? `LIMIT ${p(3)}` : 'LIMIT CAST(? AS INTEGER)'}`,
+    );
+    expect(step.query.params).toEqual([company, company, postgres ? 2n : 2]);
+    expect(json['@odata.count']).toBe(await countOf(`/companies(${company})/engChangeNotices/$count?${apply}`));
+    expect(json['value']).toHaveLength(2);
+    // The count's column is not an instance's property.
+    for (const v of json['value'] as Record<string, unknown>[]) expect(Object.keys(v).sort()).toEqual(['n', 'status']);
+  });
+
+  test('an empty page past the end, which has no row to carry the count, reads it on its own', async () => {
+    const groups = await countOf(`/companies(${company})/engChangeNotices/$count?${apply}`);
+    expect(groups).toBeGreaterThan(1);
+    const { reads, json } = await readsOf(`/companies(${company})/engChangeNotices?${apply}&$count=true&$skip=1000`);
+    expect(json['value']).toEqual([]);
+    expect(json['@odata.count']).toBe(groups);
+    expect(reads.map((r) => r.steps.map((s) => s.kind))).toEqual([['rows'], ['row']]);
+  });
+
+  test('a filtered grouping and the next pages keep the count of all instances', async () => {
+    const filtered = `$apply=filter(status%20ne%20'New')/groupby((status),aggregate($count%20as%20n))`;
+    const groups = await countOf(`/companies(${company})/engChangeNotices/$count?${filtered}`);
+    const first = await t.call('GET', `/companies(${company})/engChangeNotices?${filtered}&$count=true`, { headers: { Prefer: 'odata.maxpagesize=1' } });
+    expect(first.json['@odata.count']).toBe(groups);
+    expect(first.json.value).toHaveLength(1);
+    const next = first.json['@odata.nextLink'] as string;
+    const second = await t.call('GET', next.slice(t.root.length), { headers: { Prefer: 'odata.maxpagesize=1' } });
+    expect(second.json['@odata.count']).toBe(groups);
+    expect(second.json.value).toHaveLength(1);
+    expect(second.json.value[0].status).not.toBe(first.json.value[0].status);
+  });
+});

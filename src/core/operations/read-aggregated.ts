@@ -7,7 +7,7 @@
 import type { ReadStep, StepResult } from '../../db/read-steps.js';
 import { aggregatedContextSelect, aggregatedToJson } from '../../serialize/aggregated-json.js';
 import { contextPath, contextUrl } from '../../serialize/context-url.js';
-import { planAggregatedRequest, type AggregatedReadPlan } from '../../query/aggregated-plans.js';
+import { COUNT_COLUMN, planAggregatedRequest, type AggregatedReadPlan } from '../../query/aggregated-plans.js';
 import { BRANCH_COLUMN } from '../../query/plan-apply.js';
 import { negotiateJson } from '../format.js';
 import type { OperationContext } from '../operation-context.js';
@@ -18,7 +18,7 @@ import { countValue, jsonResponse } from '../responses.js';
 
 const PLAIN = { metadata: 'minimal', ieee754Compatible: false } as const;
 
-function run<T>(ctx: OperationContext, plan: AggregatedReadPlan, steps: (p: AggregatedReadPlan) => ReadStep[], again: () => AggregatedReadPlan, done: (results: StepResult[]) => T): T | Promise<T> {
+function run<T>(ctx: OperationContext, plan: AggregatedReadPlan, steps: (p: AggregatedReadPlan) => ReadStep[], again: () => AggregatedReadPlan, done: (results: StepResult[]) => T | Promise<T>): T | Promise<T> {
   const results = ctx.reads.run({ steps: steps(plan), cancellable: () => steps(again()), cost: plan.cost });
   return results instanceof Promise ? results.then(done) : done(results);
 }
@@ -57,15 +57,24 @@ function readAggregatedOf(ctx: OperationContext, resolved: ResolvedPath): ODataR
   const steps = (p: AggregatedReadPlan): ReadStep[] => {
     if (p.rows === undefined) throw new Error('aggregated collection read without rows');
     const rows: ReadStep = { kind: 'rows', query: p.rows, size: page.size, budget };
-    return p.count === undefined ? [rows] : [rows, { kind: 'row', query: p.count }];
+    return p.count === undefined || p.countInRows === true ? [rows] : [rows, { kind: 'row', query: p.count }];
   };
   const again = (): AggregatedReadPlan => planAggregatedRequest(ctx, 'collection', type, resolved.conditions, format, { cancellable: true });
-  return run(ctx, plan, steps, again, (results) => {
+  return run(ctx, plan, steps, again, (results): ODataResponse | Promise<ODataResponse> => {
     const first = results[0];
     if (first?.kind !== 'rows') throw new Error('an aggregated page gave no rows');
     const last = first.rows[first.rows.length - 1];
     const next = first.more && last !== undefined ? page.next(last, first.rows.length) : undefined;
-    return respond(first.rows, plan.count === undefined ? undefined : countOf(results[1]), next);
+    if (plan.count === undefined) return respond(first.rows, undefined, next);
+    if (plan.countInRows !== true) return respond(first.rows, countOf(results[1]), next);
+    const carried = first.rows[0]?.[COUNT_COLUMN];
+    if (carried !== undefined) return respond(first.rows, Number(carried), next);
+    // An empty page has no row to carry the count: it is read on its own.
+    const countSteps = (p: AggregatedReadPlan): ReadStep[] => {
+      if (p.count === undefined) throw new Error('aggregated $count=true without a count');
+      return [{ kind: 'row', query: p.count }];
+    };
+    return run(ctx, plan, countSteps, again, (r) => respond(first.rows, countOf(r[0]), next));
   });
 }
 
