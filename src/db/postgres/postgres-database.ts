@@ -204,7 +204,12 @@ export function openPostgres(url: string, options: PostgresPoolOptions = {}): Po
     keepAliveInitialDelayMillis: 10_000,
   } as pg.PoolConfig;
   const pool = new pg.Pool(config);
-  // An idle connection the server dropped (a restart, a failover) must not end the process.
+  // A connection the server drops (a restart, a failover, an administrator's pg_terminate_backend) must
+  // not end the process. The pool listens on its idle connections only; a connection in use (a
+  // transaction, a write batch) emits the error with no listener, which Node throws: every connection
+  // gets one for its whole life. Nothing is lost: the statements waiting on it fail with the error,
+  // and the pool does not hand out a connection that ended.
   pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return new PostgresDatabase(pool);
 }

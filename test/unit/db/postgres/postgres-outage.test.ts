@@ -3,9 +3,11 @@
  * through the real app: the service stays up, its requests answer 503 with Retry-After (never 500),
  * `GET /ready` says 503 so a load balancer stops sending, and everything answers again once the server
  * is back. The outage is a TCP proxy between the service and the test server that stops listening and
- * drops its connections.
+ * drops its connections; and the server ending the connections in use (pg_terminate_backend, what a
+ * fast shutdown or an administrator does) under concurrent reads, batches and writes.
  */
 import net from 'node:net';
+import pg from 'pg';
 import request from 'supertest';
 import type { Express } from 'express';
 import { createExpressApp } from '../../../../src/http/express-app.js';
@@ -97,4 +99,52 @@ test('while the database cannot be reached, reads, writes and /ready answer 503 
   const comments = await get(`${root}/engChangeNoticeComments?$filter=engChangeNoticeId eq ${ecn.id}&$select=comment`).expect(200);
   expect((comments.body.value as { comment: string }[]).map((c) => c.comment)).toEqual(expect.not.arrayContaining(['during the outage']));
   expect((comments.body.value as { comment: string }[]).map((c) => c.comment)).toContain('after the outage');
+});
+
+test('the server ending connections in use (reads, batches, writes in flight) leaves the service up: 2xx or 503, never 500', async () => {
+  const ecn = (await get(`${root}/engChangeNotices?$top=1&$select=id`).expect(200)).body.value[0] as { id: string };
+  const batch = ['--b', 'Content-Type: application/http', '', 'GET engChangeNotices?$top=5 HTTP/1.1', '', '', '--b', 'Content-Type: application/http', '', 'GET engChangeNotices?$count=true&$top=3 HTTP/1.1', '', '', '--b--', ''].join('\r\n');
+  const statuses = new Set<number>();
+  const until = Date.now() + 2_000;
+  /** Each response's status, and a batch's parts' statuses (its multipart body read as text). */
+  const loop = async (send: () => request.Test): Promise<void> => {
+    while (Date.now() < until) {
+      const r = await send()
+        .buffer(true)
+        .parse((res, done) => {
+          let text = '';
+          res.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+          res.on('end', () => done(null, text));
+        });
+      statuses.add(r.status);
+      for (const part of String(r.body).match(/HTTP\/1\.1 \d+/g) ?? []) statuses.add(Number(part.slice(9)));
+    }
+  };
+  const auth = `Bearer ${token}`;
+  // Connects to the server itself, not through the proxy.
+  const killer = new pg.Client({ connectionString: database.url });
+  await killer.connect();
+  let terminated = 0;
+  const kill = (async () => {
+    while (Date.now() < until) {
+      const r = await killer.query(`SELECT pg_terminate_backend(pid) AS "k" FROM pg_stat_activity WHERE datname = $1 AND application_name = 'ecn-odata' AND state <> 'idle' AND pid <> pg_backend_pid()`, [database.name]);
+      terminated += r.rows.filter((row: { k: boolean }) => row.k).length;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  })();
+  try {
+    await Promise.all([
+      loop(() => request(app).post(`${root}/$batch`).set('Authorization', auth).set('Content-Type', 'multipart/mixed; boundary=b').send(batch)),
+      loop(() => request(app).get(`${root}/engChangeNotices?$count=true&$top=3`).set('Authorization', auth)),
+      loop(() => request(app).patch(`${root}/engChangeNotices(${ecn.id})`).set('Authorization', auth).set('If-Match', '*').send({ drawingNumber: 'KILLED' })),
+      loop(() => request(app).post(`${root}/engChangeNoticeComments`).set('Authorization', auth).send({ engChangeNoticeId: ecn.id, comment: 'under termination' })),
+      kill,
+    ]);
+  } finally {
+    await killer.end();
+  }
+  expect(terminated).toBeGreaterThan(0);
+  expect([...statuses].filter((s) => s !== 503 && (s < 200 || s >= 300))).toEqual([]);
+  await get(`${root}/engChangeNotices?$top=1`).expect(200);
+  expect((await request(app).get('/ready')).status).toBe(200);
 });
