@@ -3,8 +3,8 @@
  * so there are no read threads; every statement is bounded by the request deadline (the connections'
  * statement_timeout, limits.requestTimeoutMs: a cancelled statement is the same 503 a SQLite read
  * thread gives, postgres-errors.ts). A read of one statement runs on any pooled connection; a read of
- * several (a page and its count), and the reads of runTogether, run in one REPEATABLE READ READ ONLY
- * transaction, so they see one snapshot. Inside a transaction's async context (a write answering with
+ * several statements runs in one REPEATABLE READ READ ONLY transaction, so they see one snapshot, and
+ * so do the reads of runTogether until one of them fails (see there). Inside a transaction's async context (a write answering with
  * what it wrote) the reads run in that transaction. Rows are fetched whole (a page statement carries
  * its LIMIT) and then cut at the page size and budget by the same code as SQLite's (read-steps.ts).
  */
@@ -46,36 +46,38 @@ async function runSteps(on: Runner, steps: readonly ReadStep[]): Promise<StepRes
   return results;
 }
 
-/** A read of runTogether failed in a transaction without savepoints: it is rolled back and run again with them. */
+/**
+ * A read of runTogether failed, which ends its transaction. It carries the statement's SQLSTATE when
+ * there is one, so the connection goes back to the pool (a failure without one, a lost connection,
+ * makes the session drop it: postgres-database.ts session).
+ */
 class ReadFailed extends Error {
-  constructor(
-    readonly index: number,
-    readonly error: unknown,
-  ) {
+  declare readonly code?: string;
+
+  constructor(error: unknown) {
     super('a read of several failed');
+    const code = (error as { code?: unknown } | null)?.code;
+    if (typeof code === 'string') (this as { code?: string }).code = code;
   }
 }
 
-async function withoutSavepoints(on: PostgresSession, reads: readonly ReadRequest[]): Promise<ReadOutcome[]> {
-  const outcomes: ReadOutcome[] = [];
-  for (const [i, read] of reads.entries()) {
+/** Runs `reads` from `outcomes.length` on, adding their outcomes; throws ReadFailed after adding a failed one's. */
+async function untilOneFails(on: PostgresSession, reads: readonly ReadRequest[], outcomes: ReadOutcome[]): Promise<void> {
+  while (outcomes.length < reads.length) {
+    const read = reads[outcomes.length] as ReadRequest;
     try {
       outcomes.push({ ok: true, results: await runSteps(on, read.steps) });
     } catch (error) {
-      throw new ReadFailed(i, error);
+      outcomes.push({ ok: false, error });
+      throw new ReadFailed(error);
     }
   }
-  return outcomes;
 }
 
-/** Each read under a savepoint, so a failed one does not end the others; `failed` already have their error. */
-async function withSavepoints(on: PostgresSession, reads: readonly ReadRequest[], failed: ReadonlyMap<number, unknown>): Promise<ReadOutcome[]> {
+/** Each read under a savepoint, so a failed one does not end the write transaction the reads are in. */
+async function withSavepoints(on: PostgresSession, reads: readonly ReadRequest[]): Promise<ReadOutcome[]> {
   const outcomes: ReadOutcome[] = [];
-  for (const [i, read] of reads.entries()) {
-    if (failed.has(i)) {
-      outcomes.push({ ok: false, error: failed.get(i) });
-      continue;
-    }
+  for (const read of reads) {
     await on.exec('SAVEPOINT "read"');
     try {
       outcomes.push({ ok: true, results: await runSteps(on, read.steps) });
@@ -107,22 +109,24 @@ export class PostgresReads implements ReadRunner {
   }
 
   /**
-   * The reads in one REPEATABLE READ snapshot. A savepoint per read costs two round trips, more than
-   * most reads' own statement, and is needed only when one fails (a failed statement aborts the
-   * transaction): so the reads first run without them, and when one fails the transaction is rolled
-   * back and the others run again in a new one with a savepoint each. The one that failed keeps its
-   * error and is not run again (a read ended by the time limit would take as long again). Inside a
-   * write transaction there is nothing to run again: savepoints from the start.
+   * The reads in one REPEATABLE READ READ ONLY transaction, without a savepoint each: a savepoint costs
+   * two round trips, more than most reads' own statement, and is needed only when a read fails (a
+   * failed statement ends the transaction). After a failed read, which keeps its error, the reads
+   * that follow it run in a new transaction, so they see a later snapshot than those before it;
+   * nothing runs twice (a read that failed because the server is overloaded, or past the time limit,
+   * is not followed by the same work again). Inside a write transaction, a savepoint each.
    */
   async runTogether(reads: readonly ReadRequest[]): Promise<ReadOutcome[]> {
     const tx = this.current();
-    if (tx !== undefined) return withSavepoints(tx, reads, new Map());
-    try {
-      return await this.db.transaction((s) => withoutSavepoints(s, reads), { isolation: 'REPEATABLE READ', readOnly: true });
-    } catch (e) {
-      if (!(e instanceof ReadFailed)) throw e;
-      const failed = new Map([[e.index, e.error]]);
-      return this.db.transaction((s) => withSavepoints(s, reads, failed), { isolation: 'REPEATABLE READ', readOnly: true });
+    if (tx !== undefined) return withSavepoints(tx, reads);
+    const outcomes: ReadOutcome[] = [];
+    while (outcomes.length < reads.length) {
+      try {
+        await this.db.transaction((s) => untilOneFails(s, reads, outcomes), { isolation: 'REPEATABLE READ', readOnly: true });
+      } catch (e) {
+        if (!(e instanceof ReadFailed)) throw e;
+      }
     }
+    return outcomes;
   }
 }

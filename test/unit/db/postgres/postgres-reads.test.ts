@@ -1,8 +1,8 @@
 /**
  * src/db/postgres/postgres-reads.ts runTogether on a real server: the reads of a batch share one
- * REPEATABLE READ transaction with no savepoints while none fails; when one fails, the others run
- * again with a savepoint each in a new transaction, and the failed one keeps its error without
- * running again. Inside a write transaction, savepoints from the start.
+ * REPEATABLE READ transaction with no savepoints while none fails; a failed one keeps its error, the
+ * ones before it their results, and the ones after it run in a new transaction; nothing runs twice,
+ * and the connection goes back to the pool. Inside a write transaction, savepoints.
  */
 import { createTestDatabase, type TestDatabase } from '../../../helpers/postgres.js';
 import { PostgresSession } from '../../../../src/db/postgres/postgres-database.js';
@@ -58,7 +58,7 @@ test('reads that all succeed run in one transaction without savepoints', async (
   expect(sql).toEqual(['BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', 'COMMIT']);
 });
 
-test('a failed read keeps its error and runs once; the others run again with savepoints and succeed', async () => {
+test('a failed read keeps its error; nothing runs twice; the reads after it run in a new transaction', async () => {
   const reads = new PostgresReads(t.db, () => undefined);
   const failing = read('SELECT 1 / 0 AS "n"');
   const { value, sql, reads: ran } = await execs(() => reads.runTogether([read('SELECT count(*) AS "n" FROM "x"'), failing, read('SELECT "id" FROM "x" WHERE "id" = $1', [3])]));
@@ -66,30 +66,39 @@ test('a failed read keeps its error and runs once; the others run again with sav
   expect(value.map(rowOf)).toEqual([{ n: 3 }, undefined, { id: 3 }]);
   const failed = value[1];
   expect(failed?.ok === false && (failed.error as { code?: string }).code).toBe('22012');
-  expect(ran).toEqual(['SELECT count(*) AS "n" FROM "x"', 'SELECT 1 / 0 AS "n"', 'SELECT count(*) AS "n" FROM "x"', 'SELECT "id" FROM "x" WHERE "id" = $1']);
-  expect(sql).toEqual([
-    'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY',
-    'ROLLBACK',
-    'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY',
-    'SAVEPOINT "read"',
-    'RELEASE SAVEPOINT "read"',
-    'SAVEPOINT "read"',
-    'RELEASE SAVEPOINT "read"',
-    'COMMIT',
-  ]);
+  expect(ran).toEqual(['SELECT count(*) AS "n" FROM "x"', 'SELECT 1 / 0 AS "n"', 'SELECT "id" FROM "x" WHERE "id" = $1']);
+  expect(sql).toEqual(['BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', 'ROLLBACK', 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', 'COMMIT']);
 });
 
-test('a read that succeeded in the first run and fails in the second gets its error there; the rest still succeed', async () => {
+test('the reads before a failed one saw the first snapshot, those after it a later one', async () => {
   const reads = new PostgresReads(t.db, () => undefined);
-  // 1 / 1 in the first run; the rollback of that run lets another connection delete the divisor's row first.
-  const flaky = read('SELECT 1 / (SELECT count(*) FROM "flaky") AS "n"');
+  const count = read('SELECT count(*) AS "n" FROM "flaky"');
+  // Another connection empties the table while the first transaction is rolled back.
   const emptyOnRollback = async (sql: string): Promise<void> => {
     if (sql === 'ROLLBACK') await t.db.run({ sql: 'DELETE FROM "flaky"', params: [] });
   };
-  const { value } = await execs(() => reads.runTogether([flaky, read('SELECT 1 / 0 AS "n"'), read('SELECT 1 AS "one"')]), emptyOnRollback);
-  expect(value.map((o) => o.ok)).toEqual([false, false, true]);
-  expect(value.map(rowOf)).toEqual([undefined, undefined, { one: 1 }]);
-  expect(value.map((o) => (o.ok ? undefined : (o.error as { code?: string }).code))).toEqual(['22012', '22012', undefined]);
+  const { value } = await execs(() => reads.runTogether([count, read('SELECT 1 / 0 AS "n"'), count]), emptyOnRollback);
+  expect(value.map(rowOf)).toEqual([{ n: 1 }, undefined, { n: 0 }]);
+});
+
+test('a failed read gives its connection back to the pool; a lost connection does not', async () => {
+  const db = await createTestDatabase('pgreadspool', { max: 2 });
+  try {
+    let removed = 0;
+    db.db.pool.on('remove', () => removed++);
+    const reads = new PostgresReads(db.db, () => undefined);
+    for (let i = 0; i < 5; i++) {
+      const value = await reads.runTogether([read('SELECT 1 AS "one"'), read('SELECT 1 / 0 AS "n"'), read('SELECT 2 AS "two"')]);
+      expect(value.map((o) => o.ok)).toEqual([true, false, true]);
+    }
+    expect(removed).toBe(0);
+    // The server ends the connection in the middle of the reads: that one is not pooled again.
+    const lost = await reads.runTogether([read('SELECT 1 AS "one"'), read('SELECT pg_terminate_backend(pg_backend_pid()) AS "t"'), read('SELECT 2 AS "two"')]);
+    expect(lost.map((o) => o.ok)).toEqual([true, false, true]);
+    expect(removed).toBe(1);
+  } finally {
+    await db.drop();
+  }
 });
 
 test('inside a write transaction the reads take savepoints from the start', async () => {
