@@ -15,7 +15,7 @@ import type { StoredValue } from '../edm/values.js';
 import { PlanCache, type PlannedShape } from './plan-cache.js';
 import { nextLinkUrl, pageSizeOf, SORT_PREFIX } from './plan-page.js';
 import { aggregatedSelects, planAggregation, type AggregatedPageWindow, type PlannedAggregation } from './plan-apply.js';
-import type { PathCondition } from './plan-read.js';
+import { COUNT_ALIAS, type PathCondition } from './plan-read.js';
 import { exprContext } from './plan-query.js';
 import { shapeKey } from './read-plans.js';
 import { decodeSkiptoken, encodeSkiptoken, type TokenValue } from './skiptoken.js';
@@ -29,7 +29,8 @@ export interface AggregatedReadPlan {
   /** `count(*)` of the result instances, for `$count=true` and `/$count`. */
   readonly count?: CompiledQuery;
   /**
-   * With `$count=true`: every row of `rows` also carries the count (column COUNT_COLUMN), so a page
+   * With `$count=true`: every row of `rows` also carries the count (column COUNT_ALIAS; the other
+   * columns' names are generated, c0, u0..., so no alias of the URL can be it), so a page
    * and its count are one statement (one snapshot without a transaction: one round trip on
    * PostgreSQL instead of four). `count` is then run only for an empty page, which has no row to carry it.
    */
@@ -47,9 +48,6 @@ export interface AggregatedPage {
   /** The next link after a page of `returned` rows whose last is `last` (a row read by `rows`), when rows follow it. */
   next(last: Record<string, unknown>, returned: number): string | undefined;
 }
-
-/** The count's column in `countInRows` pages (SQL column names are generated: no alias of the URL can be it). */
-export const COUNT_COLUMN = '_count';
 
 interface CachedAggregation {
   readonly aggregation: PlannedAggregation;
@@ -102,7 +100,7 @@ export function planAggregatedRequest(ctx: OperationContext, kind: 'collection' 
     const { rows, count } = aggregatedSelects(ctx.svc.engine.dialect, aggregation, company, conds, window);
     const statements: CompiledQuery[] = [];
     // An uncorrelated scalar subquery: both engines compute it once per statement.
-    const counted: SelectNode = { ...rows, columns: [...rows.columns, { expr: { kind: 'subquery', query: count }, alias: COUNT_COLUMN }] };
+    const counted: SelectNode = { ...rows, columns: [...rows.columns, { expr: { kind: 'subquery', query: count }, alias: COUNT_ALIAS }] };
     if (kind === 'collection') statements.push(compile(options.count === true ? counted : rows, ctx.svc.engine.dialect, compileOptions));
     if (kind === 'count' || options.count === true) statements.push(compile(count, ctx.svc.engine.dialect, compileOptions));
     return { value: { aggregation, cost: aggregationCost(type, aggregation, kind) }, statements };

@@ -22,7 +22,7 @@ import { isBoolean, typeName } from './expr-types.js';
 import { enumValue, planExpression, type ExprPlanContext } from './plan-expression.js';
 import type { Dialect } from '../sql/dialect.js';
 import { SORT_PREFIX, strictlyAfter } from './plan-page.js';
-import { companyCondition, type PathCondition } from './plan-read.js';
+import { companyCondition, COUNT_ALIAS, type PathCondition } from './plan-read.js';
 import { checkLambdaDepth, checkOrderByLength, checkTop, lambdaDepth } from './query-limits.js';
 import { QueryScope } from './query-scope.js';
 import type { TokenValue } from './skiptoken.js';
@@ -361,6 +361,6 @@ export function aggregatedSelects(dialect: Dialect, plan: PlannedAggregation, co
     limit: page.limit === undefined ? undefined : param(page.limit),
     offset: page.offset === undefined || page.offset === 0 ? undefined : param(page.offset),
   });
-  const count = select({ columns: [{ expr: { kind: 'aggregate', fn: 'count', distinct: false }, alias: 'n' }], from, where });
+  const count = select({ columns: [{ expr: { kind: 'aggregate', fn: 'count', distinct: false }, alias: COUNT_ALIAS }], from, where });
   return { rows, count };
 }

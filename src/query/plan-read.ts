@@ -42,6 +42,9 @@ export interface ReadPlanInput {
   readonly json?: (scope: QueryScope, columns: readonly SelectColumn[]) => SqlExpr;
 }
 
+/** Alias of the count of a count statement, and of the count that page rows carry (read-plans.ts, aggregated-plans.ts). */
+export const COUNT_ALIAS = 'n';
+
 /** Alias of the entity JSON text column of reads planned with `json`. */
 export const JSON_ALIAS = '_json';
 

@@ -17,7 +17,7 @@ import { PlanCache, type PlannedShape } from './plan-cache.js';
 import { sqlJsonMetadata, sqlJsonSupported, type SqlJsonOptions } from './plan-entity-json.js';
 import { planPage, type PagePlan } from './plan-page.js';
 import { planQuery, type PlannedQuery } from './plan-query.js';
-import { JSON_ALIAS, planRead, type PathCondition, type ReadPlanInput } from './plan-read.js';
+import { COUNT_ALIAS, JSON_ALIAS, planRead, type PathCondition, type ReadPlanInput } from './plan-read.js';
 
 /** What a read runs. */
 export interface ReadPlan {
@@ -76,8 +76,6 @@ const PAGE_TEXT_MAX_ROWS = 50_000;
 /** Alias of the page text column of `pageText` reads. */
 export const PAGE_ALIAS = '_page';
 
-/** Alias of the count column of count statements (and of `countInRows` page texts). */
-export const COUNT_ALIAS = 'n';
 
 /**
  * `[e1,e2,...]` of the entity JSON texts of a page read, in its order (SQLite aggregates the rows of
@@ -217,6 +215,8 @@ export function planReadRequest(ctx: OperationContext, kind: ReadKind, type: Ent
   const key = shape === undefined ? undefined : options.cancellable === true ? `${shape}\ncancellable` : shape;
   const planned = key === undefined ? build(values) : cacheOf(ctx).get(key, values, build);
   const { query, json, pageText, countInRows, cost } = planned.value;
+  // The statements in the order build pushes them: rows, then streamRows (pageText), then the count
+  // (absent when countInRows, or not asked for).
   const queue = [...planned.statements];
   const rows = queue.shift() as CompiledQuery;
   const streamRows = pageText === true ? queue.shift() : undefined;

@@ -7,7 +7,8 @@
 import type { ReadStep, StepResult } from '../../db/read-steps.js';
 import { aggregatedContextSelect, aggregatedToJson } from '../../serialize/aggregated-json.js';
 import { contextPath, contextUrl } from '../../serialize/context-url.js';
-import { COUNT_COLUMN, planAggregatedRequest, type AggregatedReadPlan } from '../../query/aggregated-plans.js';
+import { planAggregatedRequest, type AggregatedReadPlan } from '../../query/aggregated-plans.js';
+import { COUNT_ALIAS } from '../../query/plan-read.js';
 import { BRANCH_COLUMN } from '../../query/plan-apply.js';
 import { negotiateJson } from '../format.js';
 import type { OperationContext } from '../operation-context.js';
@@ -25,7 +26,7 @@ function run<T>(ctx: OperationContext, plan: AggregatedReadPlan, steps: (p: Aggr
 
 function countOf(result: StepResult | undefined): number {
   if (result?.kind !== 'row') throw new Error('a count step gave no row');
-  return Number(result.row?.['n'] ?? 0);
+  return Number(result.row?.[COUNT_ALIAS] ?? 0);
 }
 
 /** GET of a collection whose `$apply` groups or aggregates. */
@@ -67,7 +68,7 @@ function readAggregatedOf(ctx: OperationContext, resolved: ResolvedPath): ODataR
     const next = first.more && last !== undefined ? page.next(last, first.rows.length) : undefined;
     if (plan.count === undefined) return respond(first.rows, undefined, next);
     if (plan.countInRows !== true) return respond(first.rows, countOf(results[1]), next);
-    const carried = first.rows[0]?.[COUNT_COLUMN];
+    const carried = first.rows[0]?.[COUNT_ALIAS];
     if (carried !== undefined) return respond(first.rows, Number(carried), next);
     // An empty page has no row to carry the count: it is read on its own.
     const countSteps = (p: AggregatedReadPlan): ReadStep[] => {
