@@ -3,6 +3,7 @@
  * writes the event definitions, wires the core and starts webhook delivery. `handle` is the core entry
  * point; `http/` wraps it for express.
  */
+import { RefusalLog } from './errors/refusal-log.js';
 import pino, { type Logger } from 'pino';
 import type { Database } from './db/database.js';
 import type { Engine } from './db/engine.js';
@@ -93,6 +94,7 @@ export async function createService(options: ServiceOptions, rules: readonly Ent
     validator: new BodyValidator(),
     nextVersion: createVersionClock(),
     log,
+    refusals: new RefusalLog(log),
     defaultCompany: options.defaultCompany,
     metadataCache: new Map(),
     hooks,

@@ -216,7 +216,7 @@ export class BatchRun {
     try {
       req = this.requestOf(part, requestId);
     } catch (e) {
-      return Promise.resolve(toErrorResponse(e, requestId, this.svc.log));
+      return Promise.resolve(toErrorResponse(e, requestId, this.svc.log, undefined, this.svc.refusals));
     }
     return Promise.resolve(this.handlePart(req, runners));
   }

@@ -183,10 +183,10 @@ export function handleAuthenticated(svc: ServiceContext, req: ODataRequest, prin
   try {
     r = route(svc, req, principal, runners);
   } catch (e) {
-    return finish(toErrorResponse(e, req.requestId, svc.log, svc.engine.mapError));
+    return finish(toErrorResponse(e, req.requestId, svc.log, svc.engine.mapError, svc.refusals));
   }
   if (!(r instanceof Promise)) return finish(r);
-  return r.then(finish, (e: unknown) => finish(toErrorResponse(e, req.requestId, svc.log, svc.engine.mapError)));
+  return r.then(finish, (e: unknown) => finish(toErrorResponse(e, req.requestId, svc.log, svc.engine.mapError, svc.refusals)));
 }
 
 /** Handles one request; never throws or rejects. A promise only when the request had to wait (see handleUnsafe). */
@@ -198,7 +198,7 @@ export function handle(svc: ServiceContext, req: ODataRequest): ODataResponse | 
     r = handleUnsafe(svc, req);
   } catch (e) {
     svc.engine.leaveRequest();
-    return finish(toErrorResponse(e, req.requestId, svc.log, svc.engine.mapError));
+    return finish(toErrorResponse(e, req.requestId, svc.log, svc.engine.mapError, svc.refusals));
   }
   if (!(r instanceof Promise)) {
     svc.engine.leaveRequest();
@@ -211,7 +211,7 @@ export function handle(svc: ServiceContext, req: ODataRequest): ODataResponse | 
     },
     (e: unknown) => {
       svc.engine.leaveRequest();
-      return finish(toErrorResponse(e, req.requestId, svc.log, svc.engine.mapError));
+      return finish(toErrorResponse(e, req.requestId, svc.log, svc.engine.mapError, svc.refusals));
     },
   );
 }

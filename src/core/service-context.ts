@@ -15,6 +15,7 @@ import type { OutboxSignal } from '../events/outbox-signal.js';
 import type { ParseLimits } from '../uri/limits.js';
 import type { FailedAuthentications } from '../auth/failed-authentications.js';
 import type { Engine } from '../db/engine.js';
+import type { RefusalLog } from '../errors/refusal-log.js';
 import type { PathTemplates } from '../uri/path-templates.js';
 
 /** Long-lived service state shared by all requests. */
@@ -26,6 +27,8 @@ export interface ServiceContext {
   /** Next row version (strictly increasing). */
   readonly nextVersion: () => number;
   readonly log: Logger;
+  /** The error log of refused requests (503), one line per cause and minute (errors/refusal-log.ts). */
+  readonly refusals: RefusalLog;
   /** Company (id or name) for unscoped URLs when the request names none; see Principal.defaultCompany. */
   readonly defaultCompany?: string;
   /** Cached $metadata documents (built once from the model). */

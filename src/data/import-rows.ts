@@ -67,7 +67,7 @@ interface Pending {
 }
 
 function refusal(svc: ServiceContext, line: number, error: unknown, requestId: string): RefusedRow {
-  const response = toErrorResponse(error, requestId, svc.log, svc.engine.mapError);
+  const response = toErrorResponse(error, requestId, svc.log, svc.engine.mapError, svc.refusals);
   const body = JSON.parse(response.body) as { error: { code: string; message: string; target?: string } };
   return { line, code: body.error.code, message: body.error.message, ...(body.error.target === undefined ? {} : { target: body.error.target }) };
 }

@@ -7,7 +7,7 @@
  */
 import type { Logger } from 'pino';
 import { ODataError } from './odata-error.js';
-import { refusalLogOf } from './refusal-log.js';
+import type { RefusalLog } from './refusal-log.js';
 
 /** An error response ready to send. */
 export interface ErrorResponse {
@@ -16,14 +16,17 @@ export interface ErrorResponse {
   readonly body: string;
 }
 
-/** Maps a thrown value to an OData error response; logs 5xx with the correlation id (503s throttled). `driverError` is the engine's mapping. */
-export function toErrorResponse(e: unknown, correlationId: string, log: Logger, driverError?: (e: unknown) => ODataError | undefined): ErrorResponse {
+/**
+ * Maps a thrown value to an OData error response; logs 5xx with the correlation id, 503s through
+ * `refusals` when given (the service's, throttled per cause). `driverError` is the engine's mapping.
+ */
+export function toErrorResponse(e: unknown, correlationId: string, log: Logger, driverError?: (e: unknown) => ODataError | undefined, refusals?: RefusalLog): ErrorResponse {
   const known = e instanceof ODataError ? e : driverError?.(e);
   if (known !== undefined) {
     const error: Record<string, unknown> = { code: known.code, message: known.message };
     if (known.target !== undefined) error['target'] = known.target;
     if (known.details !== undefined && known.details.length > 0) error['details'] = known.details;
-    if (known.status === 503) refusalLogOf(log).refused(e, correlationId);
+    if (known.status === 503 && refusals !== undefined) refusals.refused(e, correlationId);
     else if (known.status >= 500) log.error({ err: e, correlationId }, 'request failed');
     return { status: known.status, headers: { 'Content-Type': 'application/json; odata.metadata=minimal', ...(known.headers ?? {}) }, body: JSON.stringify({ error }) };
   }

@@ -73,7 +73,7 @@ export function createRequestListener(service: Service): RequestListener {
         response = r instanceof Promise ? await r : r;
       }
     } catch (e) {
-      response = toErrorResponse(e, requestId, log, service.context.engine.mapError);
+      response = toErrorResponse(e, requestId, log, service.context.engine.mapError, service.context.refusals);
     }
     send(req, res, response, log);
     if (log.isLevelEnabled('info')) {

@@ -3,6 +3,7 @@ import pino from 'pino';
 import { sqliteError } from '../../../src/db/sqlite/sqlite-errors.js';
 import { toErrorResponse } from '../../../src/errors/to-error-response.js';
 import { ConflictError, MethodNotAllowedError } from '../../../src/errors/odata-error.js';
+import { RefusalLog } from '../../../src/errors/refusal-log.js';
 
 function capture(): { log: pino.Logger; lines: () => string[] } {
   const chunks: string[] = [];
@@ -49,13 +50,17 @@ test('driver errors the engine knows (SQLite constraints that slip past the chec
   expect(toErrorResponse(uq, 'c', log).status).toBe(500);
 });
 
-test('503s are logged once per cause, not once per request; each 500 is logged', () => {
+test('503s go to the service\'s refusal log (once per cause), not one line each; each 500 is logged; without a refusal log each 503 is', () => {
   const { log, lines } = capture();
+  const refusals = new RefusalLog(log, () => undefined);
   const busy = Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
-  for (let i = 0; i < 50; i++) expect(toErrorResponse(busy, `busy-${i}`, log, sqliteError).status).toBe(503);
-  for (let i = 0; i < 3; i++) expect(toErrorResponse(new TypeError('bug'), `bug-${i}`, log).status).toBe(500);
+  for (let i = 0; i < 50; i++) expect(toErrorResponse(busy, `busy-${i}`, log, sqliteError, refusals).status).toBe(503);
+  for (let i = 0; i < 3; i++) expect(toErrorResponse(new TypeError('bug'), `bug-${i}`, log, sqliteError, refusals).status).toBe(500);
   const logged = lines().map((l) => JSON.parse(l));
   expect(logged.map((l) => l.correlationId)).toEqual(['busy-0', 'bug-0', 'bug-1', 'bug-2']);
   expect(logged[0].msg).toBe('request refused (503)');
   expect(logged[0].err.message).toBe('database is locked');
+  toErrorResponse(busy, 'alone-1', log, sqliteError);
+  toErrorResponse(busy, 'alone-2', log, sqliteError);
+  expect(lines().map((l) => JSON.parse(l).correlationId).slice(-2)).toEqual(['alone-1', 'alone-2']);
 });
