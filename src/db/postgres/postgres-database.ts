@@ -7,7 +7,7 @@ import pg from 'pg';
 import { parse } from 'pg-connection-string';
 import type { CompiledQuery } from '../../sql/compile.js';
 import type { DbRow, Statements } from '../engine.js';
-import { markDriverError } from './postgres-errors.js';
+import { isUnavailable, markDriverError } from './postgres-errors.js';
 import { DatabaseLocationError, redactUrl } from '../database-location.js';
 import { postgresTypes } from './postgres-types.js';
 
@@ -121,8 +121,7 @@ export class PostgresDatabase implements Statements {
     try {
       return await fn(new PostgresSession(client));
     } catch (e) {
-      // A connection whose statement was cancelled or lost mid-protocol is not given back to others.
-      if (e instanceof Error && !('code' in e)) broken = e;
+      if (connectionEnded(e)) broken = e;
       throw e;
     } finally {
       client.release(broken);
@@ -174,6 +173,19 @@ function readUrl(url: string): ReturnType<typeof parse> {
       `'${redactUrl(url)}' is not a PostgreSQL URL that can be read (${reason}): write it as postgres://user:password@host:5432/database, with any special character of the user name or password percent-encoded (@ as %40, : as %3A, / as %2F, # as %23).`,
     );
   }
+}
+
+/**
+ * true when the connection a statement failed on must not be given back to the pool: lost
+ * mid-protocol (node-postgres's errors without a SQLSTATE), or ended by the server (a FATAL or PANIC
+ * error such as 57P01, or a connection-class SQLSTATE). The pool would notice the end itself only
+ * once the socket's close arrives, a turn later, and could hand the connection to the next waiter.
+ */
+export function connectionEnded(e: unknown): e is Error {
+  if (!(e instanceof Error)) return false;
+  if (!('code' in e)) return true;
+  const severity = (e as { severity?: unknown }).severity;
+  return severity === 'FATAL' || severity === 'PANIC' || isUnavailable(e);
 }
 
 /** Opens a pool on a `postgres://` URL (connections are made on first use). */

@@ -28,7 +28,7 @@
  * again, a few times apart at random, before its jobs fail with the error (a 503 to retry).
  */
 import { isPoolWait, isRetryable, sqlState } from './postgres-errors.js';
-import { driverConnect, driverQuery, PostgresSession, type PostgresDatabase } from './postgres-database.js';
+import { connectionEnded, driverConnect, driverQuery, PostgresSession, type PostgresDatabase } from './postgres-database.js';
 import { ServiceUnavailableError } from '../../errors/odata-error.js';
 import { limitSetting } from '../../edm/service-limits.js';
 
@@ -154,8 +154,8 @@ export class PostgresWriteBatches {
         });
       }
     } catch (e) {
-      // A connection whose statement was cancelled or lost mid-protocol is not given back to others.
-      if (e instanceof Error && !('code' in e) && !(e instanceof JobThrew)) broken ??= e;
+      // A connection lost mid-protocol or ended by the server is not given back to others.
+      if (connectionEnded(e) && !(e instanceof JobThrew)) broken ??= e;
       throw e;
     } finally {
       client.release(broken);

@@ -66,3 +66,17 @@ test.each(['ssl=no-verify', 'ssl=true', 'sslmode=require'])('a URL asking for TL
     await own.close();
   }
 });
+
+test('a connection the server ended (57P01, FATAL) is not handed to the next statement, which the pool would do before the socket closes', async () => {
+  const one = await createTestDatabase('pgdbended', { max: 1 });
+  try {
+    let removed = 0;
+    one.db.pool.on('remove', () => removed++);
+    await expect(one.db.session((s) => s.get(q('SELECT pg_terminate_backend(pg_backend_pid())')))).rejects.toMatchObject({ code: '57P01' });
+    // At once, before the ended socket's close event: the only connection must not be this one.
+    expect(await one.db.session((s) => s.get(q('SELECT 1 AS "one"')))).toEqual({ one: 1 });
+    expect(removed).toBe(1);
+  } finally {
+    await one.drop();
+  }
+});
