@@ -3,8 +3,8 @@
  * writes the event definitions, wires the core and starts webhook delivery. `handle` is the core entry
  * point; `http/` wraps it for express.
  */
-import { RefusalLog } from './errors/refusal-log.js';
 import pino, { type Logger } from 'pino';
+import { RefusalLog } from './errors/refusal-log.js';
 import type { Database } from './db/database.js';
 import type { Engine } from './db/engine.js';
 import { openEngine } from './db/open-engine.js';

@@ -4,8 +4,8 @@
  * statement_timeout, limits.requestTimeoutMs: a cancelled statement is the same 503 a SQLite read
  * thread gives, postgres-errors.ts). A read of one statement runs on any pooled connection; a read of
  * several statements runs in one REPEATABLE READ READ ONLY transaction, so they see one snapshot, and
- * so do the reads of runTogether until one of them fails (see there). Inside a transaction's async context (a write answering with
- * what it wrote) the reads run in that transaction. Rows are fetched whole (a page statement carries
+ * so do the reads of runTogether until one of them fails (see there). Inside a transaction's async
+ * context (a write answering with what it wrote) the reads run in that transaction. Rows are fetched whole (a page statement carries
  * its LIMIT) and then cut at the page size and budget by the same code as SQLite's (read-steps.ts).
  */
 import type { ReadRunner } from '../engine.js';
@@ -47,9 +47,10 @@ async function runSteps(on: Runner, steps: readonly ReadStep[]): Promise<StepRes
 }
 
 /**
- * A read of runTogether failed, which ends its transaction. It carries the statement's SQLSTATE when
- * there is one, so the connection goes back to the pool (a failure without one, a lost connection,
- * makes the session drop it: postgres-database.ts session).
+ * A read of runTogether failed, which ends its transaction. It carries the failure's `code` when there
+ * is one (a SQLSTATE, a socket's code), so that the session gives the connection back to the pool
+ * unless the code says it ended (postgres-database.ts connectionEnded); without one (a connection lost
+ * mid-protocol) the connection is dropped.
  */
 class ReadFailed extends Error {
   declare readonly code?: string;
@@ -124,7 +125,12 @@ export class PostgresReads implements ReadRunner {
       try {
         await this.db.transaction((s) => untilOneFails(s, reads, outcomes), { isolation: 'REPEATABLE READ', readOnly: true });
       } catch (e) {
-        if (!(e instanceof ReadFailed)) throw e;
+        if (e instanceof ReadFailed) continue;
+        // A new transaction could not begin (the server went away after a failed read): the reads
+        // that have their answer keep it, the others get this error. COMMIT failing (all answered) or
+        // the first BEGIN failing (none answered) fails them all, as a read of one statement would.
+        if (outcomes.length === 0 || outcomes.length === reads.length) throw e;
+        while (outcomes.length < reads.length) outcomes.push({ ok: false, error: e });
       }
     }
     return outcomes;

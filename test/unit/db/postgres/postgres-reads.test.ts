@@ -101,6 +101,18 @@ test('a failed read gives its connection back to the pool; a lost connection doe
   }
 });
 
+test('when no new transaction can begin after a failed read, the reads answered keep their answer and the rest get that error', async () => {
+  const reads = new PostgresReads(t.db, () => undefined);
+  const gone = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+  let begins = 0;
+  const secondBeginFails = async (sql: string): Promise<void> => {
+    if (sql.startsWith('BEGIN') && ++begins === 2) throw gone;
+  };
+  const { value } = await execs(() => reads.runTogether([read('SELECT 1 AS "one"'), read('SELECT 1 / 0 AS "n"'), read('SELECT 2 AS "two"'), read('SELECT 3 AS "three"')]), secondBeginFails);
+  expect(value.map(rowOf)).toEqual([{ one: 1 }, undefined, undefined, undefined]);
+  expect(value.map((o) => (o.ok ? 'ok' : (o.error as { code?: string }).code))).toEqual(['ok', '22012', 'ECONNREFUSED', 'ECONNREFUSED']);
+});
+
 test('inside a write transaction the reads take savepoints from the start', async () => {
   const { sql, value } = await execs(() =>
     t.db.transaction(async (tx) => {
