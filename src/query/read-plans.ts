@@ -76,7 +76,6 @@ const PAGE_TEXT_MAX_ROWS = 50_000;
 /** Alias of the page text column of `pageText` reads. */
 export const PAGE_ALIAS = '_page';
 
-
 /**
  * `[e1,e2,...]` of the entity JSON texts of a page read, in its order (SQLite aggregates the rows of
  * an ordered subquery in that order, as expanded collections rely on too); `[]` for no rows.
