@@ -5,8 +5,9 @@
  * thread gives, postgres-errors.ts). A read of one statement runs on any pooled connection; a read of
  * several statements runs in one REPEATABLE READ READ ONLY transaction, so they see one snapshot, and
  * so do the reads of runTogether until one of them fails (see there). Inside a transaction's async
- * context (a write answering with what it wrote) the reads run in that transaction. Rows are fetched whole (a page statement carries
- * its LIMIT) and then cut at the page size and budget by the same code as SQLite's (read-steps.ts).
+ * context (a write answering with what it wrote) the reads run in that transaction. Rows are fetched
+ * whole (a page statement carries its LIMIT) and then cut at the page size and budget by the same code
+ * as SQLite's (read-steps.ts).
  */
 import type { ReadRunner } from '../engine.js';
 import type { ReadRequest } from '../read-executor.js';
