@@ -76,7 +76,11 @@ export class RefusalLog {
   }
 }
 
-/** An error's kind: its code (a SQLSTATE, ECONNREFUSED) with its message, so that two causes with one code stay apart. */
+/**
+ * An error's kind: its code (a SQLSTATE, ECONNREFUSED) with its message, so that two causes with one
+ * code stay apart: every 503 the service raises itself has the code Internal_ServiceUnavailable. (The
+ * webhook worker's util/repeated-failure.ts groups by code alone: one loop polling one server.)
+ */
 function errorKind(err: unknown): string {
   const code = (err as { code?: unknown } | null)?.code;
   const message = err instanceof Error ? err.message : String(err);
