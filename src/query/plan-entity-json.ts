@@ -10,7 +10,7 @@ import { HIDDEN_COLUMNS, type EntityType, type Property } from '../edm/model.js'
 import type { JsonFormat } from '../core/format.js';
 import type { EntityLinkBase } from '../serialize/entity-json.js';
 import { param } from '../sql/build.js';
-import type { Dialect } from '../sql/dialect.js';
+import type { Dialect, LateralJoins } from '../sql/dialect.js';
 import type { SelectColumn, SqlExpr } from '../sql/nodes.js';
 import { assertNever } from '../util/assert-never.js';
 import { VERSION_ALIAS } from './plan-read.js';
@@ -99,7 +99,7 @@ function etagExpr(d: Dialect, version: SqlExpr): SqlExpr {
  * The JSON text of one entity: `columns` are the row's entity columns as planRead's entityColumns
  * makes them (aliased by property name, plus the version), `expansions` the expanded navigations.
  * Member order as entityToJson: `@odata.etag`, properties in model order (media as link annotations),
- * then per expansion its count and its value.
+ * then per expansion its count and its value. `level` is the query level that reads the row.
  */
 export function entityJsonExpr(
   type: EntityType,
@@ -107,6 +107,7 @@ export function entityJsonExpr(
   opts: SqlJsonOptions,
   select: ReadonlySet<string> | undefined,
   expansions: readonly JsonExpansion[],
+  level: LateralJoins,
 ): SqlExpr {
   const d = opts.dialect;
   const byAlias = new Map(columns.flatMap((c) => (c.alias === undefined ? [] : [[c.alias, c.expr] as const])));
@@ -131,7 +132,7 @@ export function entityJsonExpr(
     }
     members.push({ key: p.name, value: valueExpr(d, p, column(p.name), opts.ieee754Compatible), json: false });
   }
-  const object = d.jsonObject(members);
+  const object = d.jsonObject(members, level);
   if (expansions.length === 0) return object;
   // Expansions are JSON text already: spliced in before the closing brace instead of re-parsed by json().
   // The object's last member is a scalar, so its text ends in exactly one '}'.

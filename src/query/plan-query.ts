@@ -119,6 +119,7 @@ export function entityJson(type: EntityType, json: SqlJsonOptions, select: Reado
       json,
       select,
       expand.map((e) => ({ name: e.columnName, value: e.column(scope).expr, count: e.countColumn?.(scope).expr })),
+      scope,
     );
 }
 

@@ -1,14 +1,16 @@
 /**
  * One level of a planned query: the row alias of its entity, the LEFT JOINs its single-valued
- * navigation paths need (one per distinct path), and the enclosing level for lambda variables.
+ * navigation paths need (one per distinct path), the LATERAL joins the dialect adds to build a row's
+ * JSON (sql/dialect.ts jsonObject), and the enclosing level for lambda variables.
  */
 import type { EntityType, NavigationProperty } from '../edm/model.js';
-import type { JoinNode } from '../sql/nodes.js';
+import type { LateralJoins } from '../sql/dialect.js';
+import type { JoinNode, SelectNode } from '../sql/nodes.js';
 import type { AliasGenerator } from './alias-generator.js';
 import { navigationCondition } from './plan-navigation.js';
 
 /** A query level (the outer query, or the inside of an any/all/$count subquery). */
-export class QueryScope {
+export class QueryScope implements LateralJoins {
   readonly joins: JoinNode[] = [];
   private readonly joinAliases = new Map<string, string>();
 
@@ -43,6 +45,12 @@ export class QueryScope {
       }
       alias = next;
     }
+    return alias;
+  }
+
+  joinLateral(query: SelectNode): string {
+    const alias = this.aliases.fresh();
+    this.joins.push({ type: 'CROSS', from: { kind: 'derived', query, alias, lateral: true } });
     return alias;
   }
 

@@ -142,7 +142,7 @@ function exprHasSelect(e: SqlExpr): boolean {
 function hasNestedSelect(s: SelectNode): boolean {
   return (
     (s.from !== undefined && s.from.kind !== 'table') ||
-    s.joins.some((j) => j.from.kind === 'derived' || exprHasSelect(j.on)) ||
+    s.joins.some((j) => j.from.kind === 'derived' || (j.type !== 'CROSS' && exprHasSelect(j.on))) ||
     s.columns.some((c) => exprHasSelect(c.expr)) ||
     (s.where !== undefined && exprHasSelect(s.where)) ||
     s.orderBy.some((o) => exprHasSelect(o.expr))
@@ -176,10 +176,21 @@ function writeSelect(w: SqlWriter, s: SelectNode, top = false): void {
     writeFrom(w, s.from);
   }
   for (const j of s.joins) {
-    w.write(j.type === 'LEFT' ? ' LEFT JOIN ' : ' JOIN ');
-    writeFrom(w, j.from);
-    w.write(' ON ');
-    writeExpr(w, j.on);
+    switch (j.type) {
+      case 'CROSS':
+        w.write(' CROSS JOIN ');
+        writeFrom(w, j.from);
+        break;
+      case 'LEFT':
+      case 'INNER':
+        w.write(j.type === 'LEFT' ? ' LEFT JOIN ' : ' JOIN ');
+        writeFrom(w, j.from);
+        w.write(' ON ');
+        writeExpr(w, j.on);
+        break;
+      default:
+        assertNever(j, 'join');
+    }
   }
   // The liveness check goes first: SQLite tests WHERE terms in order, so it runs for every row examined.
   // A GROUP BY reads its whole input before it yields a row: it is checked too (aggregated reads, $apply).
@@ -224,7 +235,7 @@ function writeFrom(w: SqlWriter, f: FromItem): void {
       w.ident(f.alias);
       return;
     case 'derived':
-      w.write('(');
+      w.write(f.lateral === true ? 'LATERAL (' : '(');
       writeSelect(w, f.query);
       w.write(') AS ');
       w.ident(f.alias);

@@ -4,10 +4,16 @@
  * parameters stay in text order by construction.
  */
 import type { CanonicalFunction } from '../query/bound-ast.js';
-import type { SqlExpr, SqlValue } from './nodes.js';
+import type { SelectNode, SqlExpr, SqlValue } from './nodes.js';
 
 /** Canonical functions the dialect maps (contains/startswith/endswith are planned as LIKE). */
 export type DialectFunction = Exclude<CanonicalFunction, 'contains' | 'startswith' | 'endswith' | 'now'>;
+
+/** The query level that reads a row (query/query-scope.ts), where a dialect may join a LATERAL derived table. */
+export interface LateralJoins {
+  /** Joins `query`, one row that may refer to this level's row, as a LATERAL derived table; returns its alias. */
+  joinLateral(query: SelectNode): string;
+}
 
 /** A SQL dialect. */
 export interface Dialect {
@@ -70,8 +76,11 @@ export interface Dialect {
   remainder(left: SqlExpr, right: SqlExpr): SqlExpr;
   /** Exact division of two numbers (`divby`). */
   exactDivide(left: SqlExpr, right: SqlExpr): SqlExpr;
-  /** A JSON object of named values; `json` marks values that are JSON text to embed, not strings. */
-  jsonObject(members: readonly { readonly key: string; readonly value: SqlExpr; readonly json: boolean }[]): SqlExpr;
+  /**
+   * A JSON object of named values; `json` marks values that are JSON text to embed, not strings.
+   * `level` is the query level whose row the values read, where the dialect may join what it needs.
+   */
+  jsonObject(members: readonly { readonly key: string; readonly value: SqlExpr; readonly json: boolean }[], level?: LateralJoins): SqlExpr;
   /** Aggregate: the JSON array of the JSON text values of a group, `[]` when it is empty. */
   jsonArrayAgg(rowJson: SqlExpr): SqlExpr;
   /** Aggregate: `[a,b,...]` as plain text from JSON texts (no re-parsing), `[]` for an empty group. */

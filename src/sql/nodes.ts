@@ -78,16 +78,15 @@ export interface SelectColumn {
 /** A table or derived table in FROM / JOIN. */
 export type FromItem =
   | { readonly kind: 'table'; readonly table: string; readonly alias: string }
-  | { readonly kind: 'derived'; readonly query: SelectNode; readonly alias: string }
+  /** `lateral`: the query may refer to the FROM items before it (PostgreSQL's LATERAL). */
+  | { readonly kind: 'derived'; readonly query: SelectNode; readonly alias: string; readonly lateral?: boolean }
   /** `(q1 UNION ALL q2 ...) AS alias`: the queries have the same columns and no ORDER BY or LIMIT. */
   | { readonly kind: 'union'; readonly queries: readonly SelectNode[]; readonly alias: string };
 
-/** A join clause. */
-export interface JoinNode {
-  readonly type: 'LEFT' | 'INNER';
-  readonly from: FromItem;
-  readonly on: SqlExpr;
-}
+/** A join clause: LEFT or INNER on a condition, or CROSS (every pair of rows; a LATERAL one row per row). */
+export type JoinNode =
+  | { readonly type: 'LEFT' | 'INNER'; readonly from: FromItem; readonly on: SqlExpr }
+  | { readonly type: 'CROSS'; readonly from: FromItem };
 
 /** ORDER BY item. */
 export interface OrderItem {

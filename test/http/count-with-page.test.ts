@@ -48,15 +48,15 @@ test('the page and its count are one statement with the exact SQL and parameters
   const steps = reads[0]?.steps ?? [];
   expect(steps.map((s) => s.kind)).toEqual(['row']);
   const etag = 'CASE WHEN ("t0"."_etagOf" = "t0"."_version") THEN "t0"."_etag" ELSE odata_etag("t0"."_version") END';
-  const entity = postgres
-    ? `CAST((SELECT row_to_json("_j".*) FROM (SELECT ${etag} AS "@odata.etag", "t0"."id" AS "id", "t0"."number" AS "number") AS "_j") AS text)`
-    : `json_object('@odata.etag', ${etag}, 'id', "t0"."id", 'number', "t0"."number")`;
+  // PostgreSQL builds the entity from a LATERAL one-row SELECT beside the row (postgres-dialect.ts jsonObject).
+  const entity = postgres ? 'CAST(row_to_json("t1".*) AS text)' : `json_object('@odata.etag', ${etag}, 'id', "t0"."id", 'number', "t0"."number")`;
+  const lateral = postgres ? ` CROSS JOIN LATERAL (SELECT ${etag} AS "@odata.etag", "t0"."id" AS "id", "t0"."number" AS "number") AS "t1"` : '';
   const pageAgg = postgres ? `coalesce(((${p(1)} || string_agg("p"."_json", ${p(2)})) || ${p(3)}), ${p(4)})` : `coalesce(((? || group_concat("p"."_json", ?)) || ?), ?)`;
   const limit = postgres ? `LIMIT ${p(6)}` : 'LIMIT CAST(? AS INTEGER)';
   const nullsFirst = postgres ? ' NULLS FIRST' : '';
   const page =
     `SELECT ${pageAgg} AS "_page" FROM (SELECT ${entity} AS "_json", "t0"."id" AS "id", "t0"."_version" AS "_version", "t0"."number" AS "_sort0" ` +
-    `FROM "engChangeNotices" AS "t0" WHERE ("t0"."_companyId" = ${p(5)}) ORDER BY "t0"."number" ASC${nullsFirst}, "t0"."id" ASC ${limit}) AS "p"`;
+    `FROM "engChangeNotices" AS "t0"${lateral} WHERE ("t0"."_companyId" = ${p(5)}) ORDER BY "t0"."number" ASC${nullsFirst}, "t0"."id" ASC ${limit}) AS "p"`;
   const count =
     `SELECT CASE WHEN ("k"."c" = 1) THEN (SELECT count(*) FROM "engChangeNotices" AS "a") ELSE (SELECT count(*) FROM "engChangeNotices" AS "t0" WHERE ("t0"."_companyId" = ${p(7)})) END AS "n" ` +
     'FROM (SELECT count(*) AS "c" FROM "companies" AS "c") AS "k"';

