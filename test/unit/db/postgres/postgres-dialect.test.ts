@@ -20,6 +20,8 @@ beforeAll(async () => {
   company = t.companyIds[0] as string;
   client = new pg.Client({ connectionString: database.url });
   await client.connect();
+  // The plans the service's connections get (postgres-database.ts GENERIC_PLANS): the LIMIT is a parameter.
+  await client.query('SET plan_cache_mode = force_generic_plan');
 });
 afterAll(async () => {
   await client.end();
