@@ -132,7 +132,10 @@ export function entityJsonExpr(
     }
     members.push({ key: p.name, value: valueExpr(d, p, column(p.name), opts.ieee754Compatible), json: false });
   }
-  const object = d.jsonObject(members, level);
+  // The etag member's function (not inlined) makes the object costly in the planner's eyes, so it is
+  // built after a sort with a LIMIT, for the rows kept; a cheap object is not offered the level (see
+  // the PostgreSQL dialect's jsonObject).
+  const object = d.jsonObject(members, minimal ? level : undefined);
   if (expansions.length === 0) return object;
   // Expansions are JSON text already: spliced in before the closing brace instead of re-parsed by json().
   // The object's last member is a scalar, so its text ends in exactly one '}'.

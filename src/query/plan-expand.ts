@@ -41,10 +41,13 @@ export interface ExpandPlan {
 
 const COUNT_STAR: SqlExpr = { kind: 'call', name: 'count', args: [{ kind: 'star' }] };
 
-/** The JSON object of a row's entity columns plus nested expansion columns, read at `level`. */
-function rowObject(dialect: Dialect, columns: readonly SelectColumn[], nestedJson: ReadonlySet<string>, level: QueryScope): SqlExpr {
+/**
+ * The JSON object of a row's entity columns plus nested expansion columns (for the JavaScript writer).
+ * Plain columns make a cheap object: no level is offered (see the PostgreSQL dialect's jsonObject).
+ */
+function rowObject(dialect: Dialect, columns: readonly SelectColumn[], nestedJson: ReadonlySet<string>): SqlExpr {
   const members = columns.flatMap((c) => (c.alias === undefined ? [] : [{ key: c.alias, value: c.expr, json: nestedJson.has(c.alias) }]));
-  return dialect.jsonObject(members, level);
+  return dialect.jsonObject(members);
 }
 
 function itemNavigation(type: EntityType, item: ExpandItem): NavigationProperty[] {
@@ -104,7 +107,7 @@ function planOne(input: QueryPlanInput, nav: NavigationProperty, options: Expand
       const expandCols = nested.expand.map((e) => e.column(innerScope));
       const nestedJson = new Set(nested.expand.map((e) => e.columnName));
       const countCols = nested.expand.flatMap((e) => (e.countColumn === undefined ? [] : [e.countColumn(innerScope)]));
-      return rowObject(input.dialect, [...cols, ...expandCols, ...countCols], nestedJson, innerScope);
+      return rowObject(input.dialect, [...cols, ...expandCols, ...countCols], nestedJson);
     };
     const where = and(navigationCondition(nav, scope.alias, innerScope.alias), nested.read.where?.(innerScope));
     // Ties are broken by the row order the indexes hold (no client pages inside an expansion), not the key.

@@ -78,7 +78,8 @@ export interface Dialect {
   exactDivide(left: SqlExpr, right: SqlExpr): SqlExpr;
   /**
    * A JSON object of named values; `json` marks values that are JSON text to embed, not strings.
-   * `level` is the query level whose row the values read, where the dialect may join what it needs.
+   * `level` is the query level whose row the values read, where the dialect may join what it needs;
+   * offered only for objects the database's planner counts as costly (see PostgreSQL's).
    */
   jsonObject(members: readonly { readonly key: string; readonly value: SqlExpr; readonly json: boolean }[], level?: LateralJoins): SqlExpr;
   /** Aggregate: the JSON array of the JSON text values of a group, `[]` when it is empty. */
