@@ -5,7 +5,7 @@
  * (AsyncLocalStorage) carries it, so a transaction opened inside it is a savepoint of it and the
  * statements of `db` and the reads issued there run on its connection (an import's batches join the
  * seed's transaction; a write answers with what it wrote). Transactions are batched per instance and
- * take turns across instances under an advisory lock, in SERIALIZABLE transactions that run again when
+ * take turns across instances under a table lock, in SERIALIZABLE transactions that run again when
  * another writer changed the ground under them (postgres-write-batches.ts).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
@@ -19,7 +19,7 @@ import { openPostgres, type PostgresDatabase, type PostgresSession } from './pos
 import { postgresDialect } from './postgres-dialect.js';
 import { isRetryable, postgresError } from './postgres-errors.js';
 import { migrateIn, MIGRATION_LOCK } from './postgres-migrate.js';
-import { postgresAuthTablesSql, postgresDeliveryTablesSql, postgresOutboxSql } from './postgres-framework-tables.js';
+import { postgresFrameworkTablesSql } from './postgres-framework-tables.js';
 import { PostgresReads } from './postgres-reads.js';
 import { PostgresWriteBatches } from './postgres-write-batches.js';
 import { schemaStamp, storedStamp, writeStamp } from './postgres-schema-stamp.js';
@@ -130,7 +130,7 @@ export class PostgresEngine implements Engine {
           return;
         }
         report = await migrateIn(s, model);
-        for (const sql of [...postgresOutboxSql(), ...postgresDeliveryTablesSql(), ...postgresAuthTablesSql(model.company.table)]) await s.exec(sql);
+        for (const sql of postgresFrameworkTablesSql(model.company.table)) await s.exec(sql);
         await writeStamp(s, stamp);
         if (options.dryRun === true) throw rollback;
       });

@@ -2,14 +2,23 @@
  * The framework's own tables on PostgreSQL, the same as SQLite's (db/auth-tables.ts,
  * events/outbox.ts, events/delivery-tables.ts): users, grants and tokens with the access version that
  * a trigger raises on every change to them or to the companies; the transactional outbox; webhook
- * notifications (with the claim of the instance sending each) and their delivery attempts. Integer ids are identity columns; JSON is stored as json
- * (validated on write, read back as its text).
+ * notifications (with the claim of the instance sending each) and their delivery attempts; the empty
+ * table whose lock is the write turn (postgres-write-batches.ts). Integer ids are identity columns; JSON
+ * is stored as json (validated on write, read back as its text).
  */
 import { OUTBOX_TABLE } from '../../events/outbox.js';
 import { ATTEMPTS_TABLE, NOTIFICATIONS_TABLE } from '../../events/delivery-tables.js';
 import { objectName, q } from './postgres-ddl.js';
 
 const TEXT = 'text COLLATE "C"';
+
+/** The table a write batch locks to take its turn (it holds no rows). */
+export const WRITE_TURN_TABLE = '_writeTurn';
+
+/** Every framework table's statements, in the order a migration runs them. */
+export function postgresFrameworkTablesSql(companyTable: string): string[] {
+  return [...postgresOutboxSql(), ...postgresDeliveryTablesSql(), ...postgresAuthTablesSql(companyTable), `CREATE TABLE IF NOT EXISTS ${q(WRITE_TURN_TABLE)} ()`];
+}
 
 /** The statements that create the auth tables and the access-version triggers, when missing. */
 export function postgresAuthTablesSql(companyTable: string): string[] {

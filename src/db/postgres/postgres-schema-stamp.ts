@@ -11,7 +11,7 @@ import type { EdmModel } from '../../edm/model.js';
 import { rowCountersOf } from '../row-counters.js';
 import type { PostgresSession } from './postgres-database.js';
 import { foreignKeyDefs, postgresColumnDefs, postgresIndexDefs } from './postgres-ddl.js';
-import { postgresAuthTablesSql, postgresDeliveryTablesSql, postgresOutboxSql } from './postgres-framework-tables.js';
+import { postgresFrameworkTablesSql } from './postgres-framework-tables.js';
 import { postgresFunctionsSql } from './postgres-functions.js';
 import { postgresCounterTriggers } from './postgres-row-counters.js';
 
@@ -19,7 +19,7 @@ const TABLE = '"_schemaStamp"';
 
 /** The stamp of the model's schema: a hash of the statements that make it. */
 export function schemaStamp(model: EdmModel): string {
-  const parts: unknown[] = [postgresFunctionsSql(undefined), postgresOutboxSql(), postgresDeliveryTablesSql(), postgresAuthTablesSql(model.company.table)];
+  const parts: unknown[] = [postgresFunctionsSql(undefined), postgresFrameworkTablesSql(model.company.table)];
   for (const type of model.entityTypes) {
     parts.push(type.table, postgresColumnDefs(model, type), postgresIndexDefs(model, type).map((i) => i.sql), foreignKeyDefs(model, type).map((f) => f.sql));
     for (const c of rowCountersOf(type)) parts.push(postgresCounterTriggers(c));

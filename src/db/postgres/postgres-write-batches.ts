@@ -10,8 +10,11 @@
  * starts after the previous one committed sees its changes.
  *
  * How: the transactions that become ready while one batch runs form the next batch (up to `maxBatch`).
- * A batch holds the database's write lock (a session-level advisory lock taken before BEGIN, so every
- * instance's batches take turns), runs its jobs one after the other in one SERIALIZABLE transaction
+ * A batch holds the database's write turn: its transaction's first statement locks an empty table
+ * (`_writeTurn`), so every instance's batches take turns. LOCK TABLE takes no snapshot, so the
+ * transaction's snapshot is taken after the turn is given, and the lock ends with the transaction; BEGIN
+ * and the lock go in one message, so the turn costs no round trip of its own. The batch runs its jobs
+ * one after the other in one SERIALIZABLE transaction
  * (when one throws, the batch runs again with a savepoint per job, so that job is undone alone and gets
  * its error while the others commit), and shares one COMMIT, so the commit's WAL flush is paid once
  * per batch instead of once per write. The result is the same as running the jobs one after the other
@@ -23,7 +26,7 @@
  * statement_timeout (the request time limit) fails with a write's 503 (writeTimeoutError): a batch
  * stuck in one instance holds every instance's writes back for at most that long.
  *
- * SERIALIZABLE stays the safety net: a writer that does not take the lock (another program, a
+ * SERIALIZABLE stays the safety net: a writer that does not take the turn (another program, a
  * statement outside a transaction) can still conflict; then the whole batch is rolled back and runs
  * again, a few times apart at random, before its jobs fail with the error (a 503 to retry).
  */
@@ -31,9 +34,14 @@ import { isPoolWait, isRetryable, sqlState } from './postgres-errors.js';
 import { connectionEnded, driverConnect, driverQuery, PostgresSession, type PostgresDatabase } from './postgres-database.js';
 import { ServiceUnavailableError } from '../../errors/odata-error.js';
 import { limitSetting } from '../../edm/service-limits.js';
+import { q } from './postgres-ddl.js';
+import { WRITE_TURN_TABLE } from './postgres-framework-tables.js';
 
-/** The advisory lock key of the write turn ('ecn-wr'), apart from the migration's. */
-export const WRITE_LOCK = 0x65636e2d7772n;
+/**
+ * The first message of a batch, a simple query of two statements: its transaction, and the write turn
+ * (nothing else uses the table, so only batches wait for its lock).
+ */
+export const BEGIN_WRITE_TURN = `BEGIN ISOLATION LEVEL SERIALIZABLE; LOCK TABLE ${q(WRITE_TURN_TABLE)} IN EXCLUSIVE MODE`;
 
 /** Runs of a batch that lost to another writer, at most. */
 const MAX_ATTEMPTS = 25;
@@ -134,28 +142,17 @@ export class PostgresWriteBatches {
     return sqlState(e) === CANCELLED || isPoolWait(e) ? writeTimeoutError(this.timeoutMs) : e;
   }
 
-  /** One run of the batch under the write lock; throws (nothing committed) when the whole batch must run again or cannot commit. */
+  /** One run of the batch in its write turn; throws (nothing committed) when the whole batch must run again or cannot commit. */
   private async runOnce(batch: readonly Job[], savepoints: boolean): Promise<Outcome[]> {
     const client = await driverConnect(this.database.pool).catch((e: unknown) => {
       throw this.asWriteError(e);
     });
     let broken: Error | undefined;
     try {
-      // The other instances' batches may hold the turn past the time limit.
-      await driverQuery(client, { text: 'SELECT pg_advisory_lock($1::bigint)', values: [WRITE_LOCK] }).catch((e: unknown) => {
-        throw this.asWriteError(e);
-      });
-      try {
-        return await this.inTransaction(new PostgresSession(client), batch, savepoints);
-      } finally {
-        // A lock that could not be given back goes with its connection.
-        await driverQuery(client, { text: 'SELECT pg_advisory_unlock($1::bigint)', values: [WRITE_LOCK] }).catch((e: unknown) => {
-          broken = e instanceof Error ? e : new Error(String(e));
-        });
-      }
+      return await this.inTransaction(new PostgresSession(client), batch, savepoints);
     } catch (e) {
       // A connection lost mid-protocol or ended by the server is not given back to others.
-      if (connectionEnded(e) && !(e instanceof JobThrew)) broken ??= e;
+      if (connectionEnded(e) && !(e instanceof JobThrew)) broken = e;
       throw e;
     } finally {
       client.release(broken);
@@ -163,8 +160,11 @@ export class PostgresWriteBatches {
   }
 
   private async inTransaction(s: PostgresSession, batch: readonly Job[], savepoints: boolean): Promise<Outcome[]> {
-    await s.exec('BEGIN ISOLATION LEVEL SERIALIZABLE');
     try {
+      // The other instances' batches may hold the turn past the time limit.
+      await driverQuery(s.client, BEGIN_WRITE_TURN).catch((e: unknown) => {
+        throw this.asWriteError(e);
+      });
       const outcomes: Outcome[] = [];
       for (const job of batch) {
         if (savepoints) await s.exec('SAVEPOINT "job"');
@@ -190,6 +190,7 @@ export class PostgresWriteBatches {
       if (end.command !== 'COMMIT') throw new Error('the write transaction was rolled back at its end: one of its statements had failed');
       return outcomes;
     } catch (e) {
+      // Also when the turn was not given (BEGIN ran; a simple query stops at its first failed statement).
       await s.exec('ROLLBACK').catch(() => undefined);
       throw e;
     }

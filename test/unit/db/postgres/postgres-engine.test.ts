@@ -8,7 +8,8 @@
 import { createEmptyDatabase, type EmptyDatabase } from '../../../helpers/postgres.js';
 import { openPostgresEngine, type PostgresEngine } from '../../../../src/db/postgres/postgres-engine.js';
 import { openPostgres } from '../../../../src/db/postgres/postgres-database.js';
-import { WRITE_LOCK } from '../../../../src/db/postgres/postgres-write-batches.js';
+import { BEGIN_WRITE_TURN } from '../../../../src/db/postgres/postgres-write-batches.js';
+import { postgresFrameworkTablesSql } from '../../../../src/db/postgres/postgres-framework-tables.js';
 import { DEFAULT_LIMITS } from '../../../../src/edm/service-limits.js';
 
 let database: EmptyDatabase;
@@ -16,6 +17,9 @@ let engine: PostgresEngine;
 beforeAll(async () => {
   database = await createEmptyDatabase('pgengine');
   engine = openPostgresEngine(database.url, { ...DEFAULT_LIMITS, requestTimeoutMs: 300 });
+  await engine.db.run(q('CREATE TABLE "companies" ("id" text PRIMARY KEY)'));
+  // The framework's tables, the write turn's among them (a migration makes them).
+  for (const sql of postgresFrameworkTablesSql('companies')) await engine.db.run(q(sql));
   await engine.db.run(q('CREATE TABLE "x" ("id" integer PRIMARY KEY, "n" integer NOT NULL DEFAULT 0)'));
 });
 afterAll(async () => {
@@ -133,13 +137,13 @@ test('a write that waits for its turn past the deadline, or whose statement runs
   try {
     await holder.session(async (s) => {
       // Another instance's batch holds the write turn.
-      await s.client.query({ text: 'SELECT pg_advisory_lock($1::bigint)', values: [WRITE_LOCK] });
+      await s.client.query(BEGIN_WRITE_TURN);
       try {
         const waited = await engine.transaction(async (tx) => tx.run(q('INSERT INTO "x" ("id") VALUES ($1)', [40]))).catch((e: unknown) => e);
         expect(waited).toMatchObject({ status: 503, code: 'Internal_ServiceUnavailable', headers: { 'Retry-After': '1' } });
         expect((waited as Error).message).toMatch(/^The change did not finish within 300 ms \(limits\.requestTimeoutMs in service\.json\): the database is busy with other writes/);
       } finally {
-        await s.client.query({ text: 'SELECT pg_advisory_unlock($1::bigint)', values: [WRITE_LOCK] });
+        await s.client.query('ROLLBACK');
       }
     });
   } finally {
@@ -155,6 +159,33 @@ test('a write that waits for its turn past the deadline, or whose statement runs
   // The engine writes again at once.
   await engine.transaction(async (tx) => tx.run(q('INSERT INTO "x" ("id") VALUES ($1)', [42])));
   expect(await count()).toBe(1);
+});
+
+test('a batch that waits for the turn takes its snapshot after it: it sees the holder\'s commit and runs once', async () => {
+  await engine.db.run(q('INSERT INTO "x" ("id", "n") VALUES ($1, $2)', [60, 0]));
+  const holder = openPostgres(database.url);
+  try {
+    let runs = 0;
+    let waiting: Promise<unknown> | undefined;
+    await holder.session(async (s) => {
+      // Another instance's batch holds the turn and changes the row.
+      await s.client.query(BEGIN_WRITE_TURN);
+      await s.client.query('UPDATE "x" SET "n" = 1 WHERE "id" = 60');
+      waiting = engine.transaction(async (tx) => {
+        runs++;
+        const n = Number((await tx.get(q('SELECT "n" FROM "x" WHERE "id" = $1', [60])))?.['n']);
+        await tx.run(q('UPDATE "x" SET "n" = $1 WHERE "id" = $2', [n + 10, 60]));
+      });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await s.client.query('COMMIT');
+    });
+    await waiting;
+    // A snapshot taken before the turn would read 0 and lose to the holder's update (a second run).
+    expect(runs).toBe(1);
+    expect(await engine.db.get(q('SELECT "n" FROM "x" WHERE "id" = $1', [60]))).toEqual({ n: 11 });
+  } finally {
+    await holder.close();
+  }
 });
 
 test('a write that finds every pooled connection busy past the connect wait is a write\'s 503 too, and the pool serves again afterwards', async () => {
