@@ -4,7 +4,7 @@
  * (companies list, row-scoped types) → authorize (permission sets) → dispatch; every error goes through
  * the one error mapper, and every response carries `OData-Version: 4.0`.
  */
-import { toErrorResponse } from '../errors/to-error-response.js';
+import { errorResponse } from './error-response.js';
 import { AuthenticationError, CompanyAccessDeniedError, MethodNotAllowedError, TooManyRequestsError } from '../errors/odata-error.js';
 import { parseQueryOptions } from '../uri/parse-options.js';
 import { bindPath } from '../uri/bind-path.js';
@@ -183,10 +183,10 @@ export function handleAuthenticated(svc: ServiceContext, req: ODataRequest, prin
   try {
     r = route(svc, req, principal, runners);
   } catch (e) {
-    return finish(toErrorResponse(e, req.requestId, svc.log, svc.engine.mapError, svc.refusals));
+    return finish(errorResponse(svc, e, req.requestId));
   }
   if (!(r instanceof Promise)) return finish(r);
-  return r.then(finish, (e: unknown) => finish(toErrorResponse(e, req.requestId, svc.log, svc.engine.mapError, svc.refusals)));
+  return r.then(finish, (e: unknown) => finish(errorResponse(svc, e, req.requestId)));
 }
 
 /** Handles one request; never throws or rejects. A promise only when the request had to wait (see handleUnsafe). */
@@ -198,7 +198,7 @@ export function handle(svc: ServiceContext, req: ODataRequest): ODataResponse | 
     r = handleUnsafe(svc, req);
   } catch (e) {
     svc.engine.leaveRequest();
-    return finish(toErrorResponse(e, req.requestId, svc.log, svc.engine.mapError, svc.refusals));
+    return finish(errorResponse(svc, e, req.requestId));
   }
   if (!(r instanceof Promise)) {
     svc.engine.leaveRequest();
@@ -211,7 +211,7 @@ export function handle(svc: ServiceContext, req: ODataRequest): ODataResponse | 
     },
     (e: unknown) => {
       svc.engine.leaveRequest();
-      return finish(toErrorResponse(e, req.requestId, svc.log, svc.engine.mapError, svc.refusals));
+      return finish(errorResponse(svc, e, req.requestId));
     },
   );
 }

@@ -20,7 +20,7 @@ import type { Principal } from '../core/request.js';
 import type { RowValues } from '../core/write-checks.js';
 import { runBeforeWrite } from '../hooks/run-hooks.js';
 import { BatchItemError, inWriteBatch, type WriteIdentity } from '../hooks/write-session.js';
-import { toErrorResponse } from '../errors/to-error-response.js';
+import { errorResponse } from '../core/error-response.js';
 import type { DataRecord } from './data-file.js';
 
 /** What to do with a refused row. */
@@ -67,7 +67,7 @@ interface Pending {
 }
 
 function refusal(svc: ServiceContext, line: number, error: unknown, requestId: string): RefusedRow {
-  const response = toErrorResponse(error, requestId, svc.log, svc.engine.mapError, svc.refusals);
+  const response = errorResponse(svc, error, requestId);
   const body = JSON.parse(response.body) as { error: { code: string; message: string; target?: string } };
   return { line, code: body.error.code, message: body.error.message, ...(body.error.target === undefined ? {} : { target: body.error.target }) };
 }

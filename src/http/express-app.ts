@@ -16,7 +16,7 @@ import express, { type Express } from 'express';
 import type { Logger } from 'pino';
 import type { Service } from '../service.js';
 import { NotFoundError } from '../errors/odata-error.js';
-import { toErrorResponse } from '../errors/to-error-response.js';
+import { errorResponse } from '../core/error-response.js';
 import type { ODataResponse } from '../core/request.js';
 import { compressionApplies, endNegotiated } from './compress.js';
 import { Cors } from './cors.js';
@@ -73,7 +73,7 @@ export function createRequestListener(service: Service): RequestListener {
         response = r instanceof Promise ? await r : r;
       }
     } catch (e) {
-      response = toErrorResponse(e, requestId, log, service.context.engine.mapError, service.context.refusals);
+      response = errorResponse(service.context, e, requestId);
     }
     send(req, res, response, log);
     if (log.isLevelEnabled('info')) {
