@@ -5,10 +5,10 @@
  */
 import { statementsOf } from '../sql/statement-cache.js';
 import { and, col, constant, eq, param, select, bin } from '../sql/build.js';
-import type { EntityType } from '../edm/model.js';
+import type { SelectNode, SqlExpr } from '../sql/nodes.js';
+import { HIDDEN_COLUMNS, type EntityType, type NavigationProperty } from '../edm/model.js';
 import type { StoredValue } from '../edm/values.js';
 import { BodyValidationError, ConflictError } from '../errors/odata-error.js';
-import { companyCondition } from '../query/plan-read.js';
 import type { ServiceContext } from './service-context.js';
 import type { DbRow, Statements } from '../db/engine.js';
 
@@ -26,43 +26,73 @@ export function checkRequired(type: EntityType, row: RowValues): void {
   }
 }
 
+/**
+ * The SELECT that finds a row of `type` matching `conditions` (column = value), within `company` when
+ * given, other than the row whose key is `exceptKey` when given.
+ */
+export function matchingRow(type: EntityType, alias: string, company: SqlExpr | undefined, conditions: readonly (readonly [string, SqlExpr])[], exceptKey?: SqlExpr): SelectNode {
+  const where = and(
+    company === undefined ? undefined : eq(col(alias, HIDDEN_COLUMNS.company), company),
+    ...conditions.map(([c, v]) => eq(col(alias, c), v)),
+    exceptKey === undefined ? undefined : bin('<>', col(alias, type.key.name), exceptKey),
+  );
+  return select({ columns: [{ expr: constant(1), alias: 'one' }], from: { kind: 'table', table: type.table, alias }, where, limit: constant(1) });
+}
+
 /** true when a row matches; `companyId` undefined searches every company (keys are global). */
-async function exists(svc: ServiceContext, tx: Statements, type: EntityType, companyId: string | undefined, conditions: [string, StoredValue][], exceptKey?: StoredValue): Promise<boolean> {
-  const scoped = companyId !== undefined;
+async function exists(svc: ServiceContext, tx: Statements, type: EntityType, companyId: string | undefined, conditions: readonly (readonly [string, StoredValue])[], exceptKey?: StoredValue): Promise<boolean> {
+  const scoped = companyId !== undefined && type.scope === 'company';
   const except = exceptKey !== undefined;
   const values: StoredValue[] = [...(scoped ? [companyId] : []), ...conditions.map(([, v]) => v), ...(except ? [exceptKey] : [])];
   const shape = `exists ${scoped ? 'company ' : ''}${conditions.map(([c]) => c).join(',')}${except ? ' except' : ''}`;
   const q = statementsOf(type, svc.engine.dialect).compiled(shape, values, (v) => {
     const at = scoped ? 1 : 0;
-    const where = and(
-      scoped ? companyCondition(type, 'x', String(v[0])) : undefined,
-      ...conditions.map(([c], i) => eq(col('x', c), param(v[at + i] ?? null))),
-      except ? bin('<>', col('x', type.key.name), param(v[at + conditions.length] ?? null)) : undefined,
+    return matchingRow(
+      type,
+      'x',
+      scoped ? param(v[0] ?? null) : undefined,
+      conditions.map(([c], i) => [c, param(v[at + i] ?? null)] as const),
+      except ? param(v[at + conditions.length] ?? null) : undefined,
     );
-    return select({ columns: [{ expr: constant(1), alias: 'one' }], from: { kind: 'table', table: type.table, alias: 'x' }, where, limit: constant(1) });
   });
   return (await tx.get(q)) !== undefined;
 }
 
-/** 409 when the key (globally), a unique property or an alternate key (within the company) is taken by another row. */
-export async function checkUnique(svc: ServiceContext, tx: Statements, type: EntityType, companyId: string | undefined, row: RowValues, changed: ReadonlySet<string>, selfKey?: StoredValue): Promise<void> {
+/** A value (or set of values) that must not be taken by another row: within the row's company, or across companies. */
+export interface UniqueCheck {
+  readonly perCompany: boolean;
+  readonly values: readonly (readonly [string, StoredValue])[];
+}
+
+/** The unique values and alternate keys of a row that `changed` touches and that have values (each is looked up). */
+export function uniqueChecks(type: EntityType, row: RowValues, changed: ReadonlySet<string>): UniqueCheck[] {
+  const out: UniqueCheck[] = [];
   for (const p of type.properties) {
     if (!(p.unique || p === type.key) || !changed.has(p.name)) continue;
     const v = row.get(p.name);
     if (v === undefined || v === null) continue;
-    const scope = p === type.key || type.scope !== 'company' ? undefined : companyId;
-    if (await exists(svc, tx, type, scope, [[p.name, v]], selfKey)) {
-      throw new ConflictError(`The ${type.name} already exists. Identification fields and values: ${p.name}='${String(v)}'.`, 'Internal_EntityWithSameKeyExists', p.name);
-    }
+    out.push({ perCompany: p !== type.key && type.scope === 'company', values: [[p.name, v]] });
   }
-  const scope = type.scope === 'company' ? companyId : undefined;
   for (const key of type.alternateKeys) {
     if (!key.some((p) => changed.has(p.name))) continue;
-    const values = key.map((p) => [p.name, row.get(p.name) ?? null] as [string, StoredValue]);
+    const values = key.map((p) => [p.name, row.get(p.name) ?? null] as const);
     if (values.some(([, v]) => v === null)) continue;
-    if (await exists(svc, tx, type, scope, values, selfKey)) {
-      const shown = values.map(([name, v]) => `${name}='${String(v)}'`).join(', ');
-      throw new ConflictError(`The ${type.name} already exists. Identification fields and values: ${shown}.`, 'Internal_EntityWithSameKeyExists', key[0]?.name);
+    out.push({ perCompany: type.scope === 'company', values });
+  }
+  return out;
+}
+
+/** 409 when the key (globally), a unique property or an alternate key (within the company) is taken by another row. */
+export async function checkUnique(svc: ServiceContext, tx: Statements, type: EntityType, companyId: string | undefined, row: RowValues, changed: ReadonlySet<string>, selfKey?: StoredValue): Promise<void> {
+  await runUniqueChecks(svc, tx, type, companyId, uniqueChecks(type, row, changed), selfKey);
+}
+
+/** 409 for the first of `checks` whose values another row (not `selfKey`) has. */
+export async function runUniqueChecks(svc: ServiceContext, tx: Statements, type: EntityType, companyId: string | undefined, checks: readonly UniqueCheck[], selfKey?: StoredValue): Promise<void> {
+  for (const check of checks) {
+    if (await exists(svc, tx, type, check.perCompany ? companyId : undefined, check.values, selfKey)) {
+      const shown = check.values.map(([name, v]) => `${name}='${String(v)}'`).join(', ');
+      throw new ConflictError(`The ${type.name} already exists. Identification fields and values: ${shown}.`, 'Internal_EntityWithSameKeyExists', check.values[0]?.[0]);
     }
   }
 }
@@ -77,15 +107,36 @@ export interface ParentRow {
   readonly row: DbRow;
 }
 
-/** 400 when a changed reference field names no row of the referenced type in the same company (`parent` needs no lookup). */
-export async function checkReferences(svc: ServiceContext, tx: Statements, type: EntityType, companyId: string | undefined, row: RowValues, changed: ReadonlySet<string>, parent?: ParentRow): Promise<void> {
+/** A reference a written row makes that must name a row of the referenced type (in the same company, for a company's type). */
+export interface ReferenceCheck {
+  readonly nav: NavigationProperty;
+  /** The referenced type's columns and the values the row gives them. */
+  readonly values: readonly (readonly [string, StoredValue])[];
+}
+
+/** The references of a row that `changed` touches, have values and are not to `parent` (which needs no lookup). */
+export function referenceChecks(type: EntityType, row: RowValues, changed: ReadonlySet<string>, parent?: ParentRow): ReferenceCheck[] {
+  const out: ReferenceCheck[] = [];
   for (const nav of type.navigations) {
     if (!nav.checkOnWrite || nav.collection) continue;
     if (!nav.joins.some((j) => changed.has(j.sourceProperty))) continue;
-    const values = nav.joins.map((j) => [j.targetProperty, row.get(j.sourceProperty) ?? null] as [string, StoredValue]);
+    const values = nav.joins.map((j) => [j.targetProperty, row.get(j.sourceProperty) ?? null] as const);
     if (values.some(([, v]) => v === null || v === '')) continue;
     if (parent !== undefined && nav.target === parent.type && nav.joins.every((j) => row.get(j.sourceProperty) === parent.row[j.targetProperty])) continue;
-    if (!(await exists(svc, tx, nav.target, nav.target.scope === 'company' ? companyId : undefined, values))) {
+    out.push({ nav, values });
+  }
+  return out;
+}
+
+/** 400 when a changed reference field names no row of the referenced type in the same company (`parent` needs no lookup). */
+export async function checkReferences(svc: ServiceContext, tx: Statements, type: EntityType, companyId: string | undefined, row: RowValues, changed: ReadonlySet<string>, parent?: ParentRow): Promise<void> {
+  await runReferenceChecks(svc, tx, type, companyId, referenceChecks(type, row, changed, parent));
+}
+
+/** 400 for the first of `checks` that names no row. */
+export async function runReferenceChecks(svc: ServiceContext, tx: Statements, type: EntityType, companyId: string | undefined, checks: readonly ReferenceCheck[]): Promise<void> {
+  for (const { nav, values } of checks) {
+    if (!(await exists(svc, tx, nav.target, companyId, values))) {
       const field = nav.joins[0]?.sourceProperty ?? nav.name;
       const shown = values.map(([, v]) => String(v)).join(', ');
       throw new BodyValidationError(

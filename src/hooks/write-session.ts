@@ -84,16 +84,19 @@ export class WriteSession {
   async create(type: EntityType, row: RowValues, parent?: ParentRow): Promise<DbRow> {
     const { svc, identity, tx } = this;
     forThisRun(row);
-    await prepareInsert(svc, tx, type, identity.companyId, row, { userId: identity.principal.userId, now: identity.now, numbers: this.numbers }, parent);
+    // With no validateWrite rule to see the row first, the INSERT checks its references (prepareInsert).
+    const hooks = svc.hooks.forType(type);
+    const stamp = { userId: identity.principal.userId, now: identity.now, numbers: this.numbers };
+    const guard = await prepareInsert(svc, tx, type, identity.companyId, row, stamp, parent, hooks?.validateWrite === undefined);
     const after = rowOfValues(type, row);
     await this.validate(type, { op: 'create', after });
-    if (!this.returnRows && svc.hooks.forType(type)?.afterCommit === undefined) {
-      await insertRow(svc, tx, type, identity.companyId, row);
+    if (!this.returnRows && hooks?.afterCommit === undefined) {
+      await insertRow(svc, tx, type, identity.companyId, row, guard);
       // Nothing hears about this write after commit unless it is a subscription (the delivery worker's signal).
       if (type.name === svc.model.eventTypes?.subscription.name) this.record(type, { op: 'create', after });
       return after as DbRow;
     }
-    const stored = await writeInsert(svc, tx, type, identity.companyId, row);
+    const stored = await writeInsert(svc, tx, type, identity.companyId, row, guard);
     this.record(type, { op: 'create', after: rowOf(type, stored) });
     return stored;
   }

@@ -71,9 +71,13 @@ function writeStatement(w: SqlWriter, node: StatementNode): void {
       w.ident(node.table);
       w.write(' (');
       w.list(node.columns, (c) => w.ident(c));
-      w.write(') VALUES (');
+      w.write(node.onlyIf === undefined ? ') VALUES (' : ') SELECT ');
       w.list(node.values, (v) => (v.kind === 'param' ? w.param(v.value, true) : writeExpr(w, v)));
-      w.write(')');
+      if (node.onlyIf === undefined) w.write(')');
+      else {
+        w.write(' WHERE ');
+        writeExpr(w, node.onlyIf);
+      }
       writeReturning(w, node.returning);
       return;
     case 'update':

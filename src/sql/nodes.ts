@@ -122,6 +122,8 @@ export interface InsertNode {
   readonly table: string;
   readonly columns: readonly string[];
   readonly values: readonly SqlExpr[];
+  /** Writes the row only when this holds (`INSERT ... SELECT <values> WHERE <condition>`): no row is written otherwise. */
+  readonly onlyIf?: SqlExpr;
   /** RETURNING these columns of the row as written (see Returning). */
   readonly returning?: Returning;
 }
