@@ -9,7 +9,7 @@ import { prepareInsert, writeInsert } from '../../../src/core/insert-entity.js';
 import { BodyValidationError, ConflictError } from '../../../src/errors/odata-error.js';
 import type { EntityType } from '../../../src/edm/model.js';
 import type { CompiledQuery } from '../../../src/sql/compile.js';
-import type { Statements } from '../../../src/db/engine.js';
+import { entityType, recording } from '../../helpers/recording-statements.js';
 import type { RowValues } from '../../../src/core/write-checks.js';
 import { createEmptyDatabase, type EmptyDatabase } from '../../helpers/postgres.js';
 
@@ -31,21 +31,7 @@ describe.each(['sqlite', 'postgres'] as const)('on %s', (engine) => {
     return engine === 'postgres' ? sql.replace(/\?/g, () => `$${++n}`) : sql;
   };
 
-  function recording(seen: CompiledQuery[]): Statements {
-    const db = t.service.engine.db;
-    return {
-      get: (q) => (seen.push(q), db.get(q)),
-      all: (q) => (seen.push(q), db.all(q)),
-      run: (q) => (seen.push(q), db.run(q)),
-      runReturning: (q) => (seen.push(q), db.runReturning(q)),
-    };
-  }
-
-  const typeOf = (name: string): EntityType => {
-    const type = t.service.model.entityTypeByName.get(name);
-    if (type === undefined) throw new Error(name);
-    return type;
-  };
+  const typeOf = (name: string): EntityType => entityType(t.service.model, name);
 
   const MISSING = '00000000-0000-0000-0000-000000000000';
   const NOW = new Date('2026-11-25T10:00:00Z');
@@ -53,7 +39,7 @@ describe.each(['sqlite', 'postgres'] as const)('on %s', (engine) => {
   /** Inserts `values` as `type` the way a write session does; the statements it ran. */
   async function insert(type: string, values: Record<string, unknown>, guard: boolean, companyId = t.companyIds[0]): Promise<CompiledQuery[]> {
     const seen: CompiledQuery[] = [];
-    const tx = recording(seen);
+    const tx = recording(t.service.engine.db, seen);
     const row: RowValues = new Map(Object.entries(values) as [string, string | number | null][]);
     const left = await prepareInsert(t.service.context, tx, typeOf(type), companyId, row, { userId: 'TEST', now: NOW }, undefined, guard);
     await writeInsert(t.service.context, tx, typeOf(type), companyId, row, left);

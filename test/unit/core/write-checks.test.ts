@@ -8,7 +8,7 @@ import { checkReferences } from '../../../src/core/write-checks.js';
 import { BodyValidationError } from '../../../src/errors/odata-error.js';
 import type { EntityType } from '../../../src/edm/model.js';
 import type { CompiledQuery } from '../../../src/sql/compile.js';
-import type { Statements } from '../../../src/db/engine.js';
+import { entityType, recording } from '../../helpers/recording-statements.js';
 
 let t: TestService;
 beforeAll(async () => {
@@ -16,27 +16,13 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-function recording(seen: CompiledQuery[]): Statements {
-  const db = t.service.engine.db;
-  return {
-    get: (q) => (seen.push(q), db.get(q)),
-    all: (q) => (seen.push(q), db.all(q)),
-    run: (q) => (seen.push(q), db.run(q)),
-    runReturning: (q) => (seen.push(q), db.runReturning(q)),
-  };
-}
-
-const typeOf = (name: string): EntityType => {
-  const type = t.service.model.entityTypeByName.get(name);
-  if (type === undefined) throw new Error(name);
-  return type;
-};
+const typeOf = (name: string): EntityType => entityType(t.service.model, name);
 
 async function check(ecnId: string, parent?: { id: string }): Promise<CompiledQuery[]> {
   const seen: CompiledQuery[] = [];
   const row = new Map([['engChangeNoticeId', ecnId]]);
   const parentRow = parent === undefined ? undefined : { type: typeOf('engChangeNotice'), row: parent };
-  await checkReferences(t.service.context, recording(seen), typeOf('engChangeNoticeComment'), t.companyIds[0], row, new Set(['engChangeNoticeId']), parentRow);
+  await checkReferences(t.service.context, recording(t.service.engine.db, seen), typeOf('engChangeNoticeComment'), t.companyIds[0], row, new Set(['engChangeNoticeId']), parentRow);
   return seen;
 }
 

@@ -14,18 +14,9 @@ import { readRow } from '../../../src/core/resolve-path.js';
 import { PreconditionFailedError } from '../../../src/errors/odata-error.js';
 import { HIDDEN_COLUMNS, type EntityType } from '../../../src/edm/model.js';
 import type { CompiledQuery } from '../../../src/sql/compile.js';
-import type { Statements } from '../../../src/db/engine.js';
+import { entityType, recording } from '../../helpers/recording-statements.js';
 import type { StoredValue } from '../../../src/edm/values.js';
 
-/** `tx` recording every statement it runs. */
-function recording(tx: Statements, seen: CompiledQuery[]): Statements {
-  return {
-    get: (q) => (seen.push(q), tx.get(q)),
-    all: (q) => (seen.push(q), tx.all(q)),
-    run: (q) => (seen.push(q), tx.run(q)),
-    runReturning: (q) => (seen.push(q), tx.runReturning(q)),
-  };
-}
 
 /** What an ECN write returns: the columns of readRow's SELECT (no parameters), on the table's own name. */
 const ECN_RETURNING =
@@ -51,11 +42,7 @@ describe.each(['sqlite', 'postgres'] as const)('on %s', (engine) => {
     await database?.drop();
   });
 
-  const typeOf = (name: string): EntityType => {
-    const type = t.service.model.entityTypeByName.get(name);
-    if (type === undefined) throw new Error(name);
-    return type;
-  };
+  const typeOf = (name: string): EntityType => entityType(t.service.model, name);
   const reread = async (type: EntityType, id: unknown) => readRow(t.service.context, t.service.engine.db, type, t.companyIds[0], [{ property: 'id', value: id as StoredValue }]);
 
   test('an UPDATE returns the row as read back, its lookup recomputed, in one statement with the exact SQL', async () => {
