@@ -82,6 +82,22 @@ describe('compile', () => {
     expect(run(del)).toEqual([1]);
   });
 
+  test('an insert written only if a condition holds: INSERT ... SELECT ... WHERE, a row or none', () => {
+    const guarded = (name: string): StatementNode => ({
+      kind: 'insert',
+      table: 'item',
+      columns: ['id', 'name', 'qty'],
+      values: [param(`copy of ${name}`), param(name), param(5)],
+      onlyIf: { kind: 'exists', query: select({ columns: [{ expr: constant(1), alias: 'one' }], from: { kind: 'table', table: 'item', alias: 'r0' }, where: eq(col('r0', 'name'), param(name)) }), negated: false },
+    });
+    expect(compile(guarded("O'Brien"), sqliteDialect)).toEqual({
+      sql: 'INSERT INTO "item" ("id", "name", "qty") SELECT ?, ?, ? WHERE EXISTS (SELECT 1 AS "one" FROM "item" AS "r0" WHERE ("r0"."name" = ?))',
+      params: ["copy of O'Brien", "O'Brien", 5, "O'Brien"],
+    });
+    expect(run(guarded("O'Brien"))).toEqual([1]);
+    expect(run(guarded('nobody'))).toEqual([0]);
+  });
+
   test('exists, subquery, case, in-list, call and cast', () => {
     const sub = select({ columns: [{ expr: constant(1) }], from: { kind: 'table', table: 'item', alias: 's' }, where: eq(col('s', 'id'), col('t', 'id')) });
     const node = select({
