@@ -100,7 +100,7 @@ export async function prepareInsert(
 /** Writes a prepared row (with the hidden company), without returning it; `guard`: see prepareInsert. */
 export async function insertRow(svc: ServiceContext, tx: Statements, type: EntityType, companyId: string | undefined, row: RowValues, guard: readonly ReferenceCheck[] = []): Promise<void> {
   const written = await tx.run(insertStatement(svc, type, companyId, row, false, guard));
-  if (written === 0) await guardFailed(svc, tx, type, companyId, guard);
+  if (written === 0 && guard.length > 0) await guardFailed(svc, tx, type, companyId, guard);
 }
 
 /**
@@ -112,7 +112,7 @@ export async function writeInsert(svc: ServiceContext, tx: Statements, type: Ent
   let stored: DbRow | undefined;
   if (writeReturnsRow(type)) {
     stored = await tx.runReturning(insertStatement(svc, type, companyId, row, true, guard));
-    if (stored === undefined) await guardFailed(svc, tx, type, companyId, guard);
+    if (stored === undefined && guard.length > 0) await guardFailed(svc, tx, type, companyId, guard);
   } else {
     await insertRow(svc, tx, type, companyId, row, guard);
     stored = await readRow(svc, tx, type, companyId, [{ property: type.key.name, value: row.get(type.key.name) ?? null }]);
