@@ -52,11 +52,13 @@ export interface TestService {
  * service's hook modules. Webhook delivery is off unless `webhooks` is given (then merged over the defaults).
  */
 export async function startTestService(
-  opts: { metadataDir?: string; dbFile?: string; seed?: boolean; defaultCompany?: string; rules?: readonly EntityHooks[]; jwt?: JwtSettings; authRateLimit?: { windowMs: number; max: number }; webhooks?: Partial<WebhookOptions>; corsOrigins?: readonly string[]; publicMetadata?: boolean } = {},
+  opts: { metadataDir?: string; dbFile?: string; engine?: 'sqlite' | 'postgres'; seed?: boolean; defaultCompany?: string; rules?: readonly EntityHooks[]; jwt?: JwtSettings; authRateLimit?: { windowMs: number; max: number }; webhooks?: Partial<WebhookOptions>; corsOrigins?: readonly string[]; publicMetadata?: boolean } = {},
 ): Promise<TestService> {
   const webhooks: WebhookOptions = { ...DEFAULT_WEBHOOKS, deliver: false, ...opts.webhooks };
-  // On the PostgreSQL run (jest.config.js project "postgres"), a fresh database of its own instead of SQLite's memory.
-  const pg = opts.dbFile === undefined && onPostgres() ? await createEmptyDatabase('svc') : undefined;
+  // On the PostgreSQL run (jest.config.js project "postgres"), or when `engine` asks for it, a fresh
+  // database of its own (dropped by close) instead of SQLite's memory.
+  const engine = opts.engine ?? (onPostgres() ? 'postgres' : 'sqlite');
+  const pg = opts.dbFile === undefined && engine === 'postgres' ? await createEmptyDatabase('svc') : undefined;
   const service = await createService(
     defaultOptions({
       metadataDir: opts.metadataDir ?? FIXTURE_METADATA,

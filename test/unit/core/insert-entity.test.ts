@@ -11,19 +11,13 @@ import type { EntityType } from '../../../src/edm/model.js';
 import type { CompiledQuery } from '../../../src/sql/compile.js';
 import { entityType, recording } from '../../helpers/recording-statements.js';
 import type { RowValues } from '../../../src/core/write-checks.js';
-import { createEmptyDatabase, type EmptyDatabase } from '../../helpers/postgres.js';
 
 describe.each(['sqlite', 'postgres'] as const)('on %s', (engine) => {
   let t: TestService;
-  let pg: EmptyDatabase | undefined;
   beforeAll(async () => {
-    pg = engine === 'postgres' ? await createEmptyDatabase('guard') : undefined;
-    t = await startTestService({ metadataDir: REPO_METADATA, ...(pg === undefined ? {} : { dbFile: pg.url }) });
+    t = await startTestService({ metadataDir: REPO_METADATA, engine });
   });
-  afterAll(async () => {
-    await t.close();
-    await pg?.drop();
-  });
+  afterAll(() => t.close());
 
   /** The engine's placeholders for `?`. */
   const placeholders = (sql: string): string => {

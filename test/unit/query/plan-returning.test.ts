@@ -6,7 +6,6 @@
  * computed properties read its own table is read back instead (writeReturnsRow).
  */
 import { REPO_METADATA, startTestService, type TestService } from '../../helpers/test-service.js';
-import { createEmptyDatabase, type EmptyDatabase } from '../../helpers/postgres.js';
 import { writeUpdate } from '../../../src/core/update-entity.js';
 import { writeReturnsRow } from '../../../src/query/plan-returning.js';
 import { insertEntity } from '../../../src/core/insert-entity.js';
@@ -31,16 +30,11 @@ const ECN_RETURNING =
 
 describe.each(['sqlite', 'postgres'] as const)('on %s', (engine) => {
   let t: TestService;
-  let database: EmptyDatabase | undefined;
   const p = (n: number): string => (engine === 'sqlite' ? '?' : `$${n}`);
   beforeAll(async () => {
-    database = engine === 'postgres' ? await createEmptyDatabase('stored') : undefined;
-    t = await startTestService({ metadataDir: REPO_METADATA, ...(database === undefined ? {} : { dbFile: database.url }) });
+    t = await startTestService({ metadataDir: REPO_METADATA, engine });
   });
-  afterAll(async () => {
-    await t.close();
-    await database?.drop();
-  });
+  afterAll(() => t.close());
 
   const typeOf = (name: string): EntityType => entityType(t.service.model, name);
   const reread = async (type: EntityType, id: unknown) => readRow(t.service.context, t.service.engine.db, type, t.companyIds[0], [{ property: 'id', value: id as StoredValue }]);
