@@ -1,7 +1,7 @@
 /**
  * Jest runs the TypeScript sources as native ES modules through @swc/jest (no type check: `npm run build`
  * does that). `npm test` needs nothing outside the repository: it runs every suite on SQLite (project
- * "sqlite"), and the HTTP, rule and event suites again on PostgreSQL (project "postgres": test services
+ * "sqlite"), and the HTTP, rule, event, multi-instance and browser suites again on PostgreSQL (project "postgres": test services
  * open a fresh database on the server the global setup starts, test/helpers/test-service.ts). The
  * suites under test/conformance read the OASIS corpus in ../shared/conformance and run with
  * `npm run test:conformance` (jest.conformance.config.js).
@@ -34,7 +34,7 @@ export default {
       ...shared,
       displayName: 'postgres',
       roots: ['<rootDir>/test'],
-      testMatch: ['<rootDir>/test/http/**/*.test.ts', '<rootDir>/test/rules/**/*.test.ts', '<rootDir>/test/events/**/*.test.ts', '<rootDir>/test/multi-instance/**/*.test.ts'],
+      testMatch: ['<rootDir>/test/http/**/*.test.ts', '<rootDir>/test/rules/**/*.test.ts', '<rootDir>/test/events/**/*.test.ts', '<rootDir>/test/multi-instance/**/*.test.ts', '<rootDir>/test/browser/**/*.test.ts'],
       // These start `serve` processes on SQLite files or test SQLite's read threads: on this project they would only run again as they are.
       testPathIgnorePatterns: ['/node_modules/', '/test/http/(hostile-load|read-lanes)\\.test\\.ts$', '/test/events/(crash-recovery|serve-flags)\\.test\\.ts$'],
       setupFiles: ['<rootDir>/test/postgres/on-postgres.cjs'],
