@@ -1,9 +1,10 @@
 /**
  * Reading request bodies and preconditions: JSON bodies (415 for other content types, 400 for
- * malformed JSON), If-Match (428 when required and missing, 412 when stale) and `Prefer`.
+ * malformed JSON), If-Match (428 when required and missing, 412 when stale), If-None-Match (412 when
+ * it matches) and `Prefer`.
  */
-import { BodyValidationError, PreconditionFailedError, PreconditionRequiredError, UnsupportedMediaTypeError } from '../errors/odata-error.js';
-import { ifMatchMatches } from '../serialize/etag.js';
+import { BodyValidationError, ifNoneMatchFailed, PreconditionFailedError, PreconditionRequiredError, UnsupportedMediaTypeError } from '../errors/odata-error.js';
+import { etagMatches } from '../serialize/etag.js';
 import type { ODataRequest } from './request.js';
 import { parsePrefer } from '../uri/parse-prefer.js';
 import { limitSetting } from '../edm/service-limits.js';
@@ -56,14 +57,23 @@ export function readJsonBody(req: ODataRequest, maxDepth: number): unknown {
   }
 }
 
-/** Checks If-Match against the current ETag; `required` makes a missing header a 428. */
-export function checkIfMatch(req: ODataRequest, currentEtag: string, required: boolean): void {
-  const header = req.headers['if-match'];
-  if (header === undefined || header.trim() === '') {
-    if (required) throw new PreconditionRequiredError();
-    return;
+/**
+ * Checks the preconditions of a change to an entity whose current ETag is `currentEtag`, in RFC 9110
+ * §13.2.2's order: If-Match first (`ifMatchRequired` makes a missing one a 428, OData 4.01 Part 1
+ * §8.2.4: If-None-Match does not stand in for it; a stale one is a 412), then If-None-Match, whose `*`
+ * or a listed current ETag is a 412 (§8.2.5: the operation "MUST only be invoked if the If-Match or
+ * If-None-Match condition is satisfied"; OpenUI5 sends `If-None-Match: *` to mean "only if it does not
+ * exist yet", and it does).
+ */
+export function checkPreconditions(req: ODataRequest, currentEtag: string, ifMatchRequired: boolean): void {
+  const ifMatch = req.headers['if-match'];
+  if (ifMatch === undefined || ifMatch.trim() === '') {
+    if (ifMatchRequired) throw new PreconditionRequiredError();
+  } else if (!etagMatches(ifMatch, currentEtag)) {
+    throw new PreconditionFailedError();
   }
-  if (!ifMatchMatches(header, currentEtag)) throw new PreconditionFailedError();
+  const ifNoneMatch = req.headers['if-none-match'];
+  if (ifNoneMatch !== undefined && ifNoneMatch.trim() !== '' && etagMatches(ifNoneMatch, currentEtag)) throw ifNoneMatchFailed();
 }
 
 /** The `return=` preference of the request (OData Protocol §8.2.8.7). */

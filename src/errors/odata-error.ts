@@ -86,9 +86,14 @@ export class ConflictError extends ODataError {
 
 /** 412 Request_EntityChanged: the If-Match ETag no longer matches (standard, not BC's 409). */
 export class PreconditionFailedError extends ODataError {
-  constructor() {
-    super(412, 'Request_EntityChanged', 'Another user has already changed the record.');
+  constructor(message = 'Another user has already changed the record.') {
+    super(412, 'Request_EntityChanged', message);
   }
+}
+
+/** 412 Request_EntityChanged for If-None-Match: the record is in a version the request said it must not be in (`*`: it exists). */
+export function ifNoneMatchFailed(): PreconditionFailedError {
+  return new PreconditionFailedError('The record exists in a version the If-None-Match header excludes (* excludes every version), so the request was not carried out.');
 }
 
 /** 428 BadRequest_InvalidToken: a write that needs If-Match came without it (standard, not BC's 400). */

@@ -1,5 +1,6 @@
 /**
- * Weak, opaque ETags derived from the hidden row version (conventions §2), and If-Match matching.
+ * Weak, opaque ETags derived from the hidden row version (conventions §2), and matching them against
+ * If-Match and If-None-Match values.
  */
 
 /** base64 of every 3-digit group "000".."999" and of every 1-digit tail "0".."9". */
@@ -23,10 +24,11 @@ function opaque(tag: string): string | undefined {
 }
 
 /**
- * true when an If-Match header value matches the current ETag: `*`, or any listed tag with the same
- * opaque value (OData uses weak tags in If-Match; we compare their opaque values).
+ * true when an If-Match or If-None-Match header value matches the current ETag: `*`, or any listed
+ * tag with the same opaque value (OData uses weak tags; we compare their opaque values, RFC 9110's
+ * weak comparison).
  */
-export function ifMatchMatches(header: string, currentEtag: string): boolean {
+export function etagMatches(header: string, currentEtag: string): boolean {
   if (header.trim() === '*') return true;
   const current = opaque(currentEtag);
   return splitTags(header).some((t) => opaque(t) === current);

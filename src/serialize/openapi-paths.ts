@@ -95,25 +95,30 @@ function collectionPaths(type: EntityType, form: UrlForm, out: Record<string, Js
   };
 }
 
+/** The answer to a GET whose If-None-Match matches (core/conditional-get.ts). */
+const NOT_MODIFIED: Json = { description: 'Not Modified: the If-None-Match header names the current ETag (or is *); no body', headers: { ETag: { $ref: '#/components/headers/ETag' } } };
+
 /** GET, PATCH, PUT and DELETE of one entity addressed by `keyPath`; `id` tells the key used. */
 function entityOperations(type: EntityType, form: UrlForm, id: string, by: string): Record<string, Json> {
   const names = schemaNames(type);
   const entity = { '200': { description: `The ${type.name}`, headers: { ETag: { $ref: '#/components/headers/ETag' } }, content: json(schemaRef(names.read)) } };
-  const ops: Record<string, Json> = { get: operation(type, form, `get${id}`, `Read a ${type.name}${by}`, { parameters: readOptions(type, false), responses: entity }) };
+  const ops: Record<string, Json> = {
+    get: operation(type, form, `get${id}`, `Read a ${type.name}${by}`, { parameters: [...readOptions(type, false), parameterRef('ifNoneMatch')], responses: { ...entity, '304': NOT_MODIFIED } }),
+  };
   if (type.capabilities.updatable) {
     ops['patch'] = operation(type, form, `update${id}`, `Change a ${type.name}${by}`, {
-      parameters: [parameterRef('ifMatch'), parameterRef('preferReturn')],
+      parameters: [parameterRef('ifMatch'), parameterRef('ifNoneMatchWrite'), parameterRef('preferReturn')],
       requestBody: { required: true, content: json(schemaRef(names.update)) },
       responses: { ...entity, '204': { description: 'Changed (with Prefer: return=minimal)' } },
     });
     ops['put'] = operation(type, form, `replace${id}`, `Replace a ${type.name}${by} (what the body leaves out returns to its default, or null)`, {
-      parameters: [parameterRef('ifMatch'), parameterRef('preferReturn')],
+      parameters: [parameterRef('ifMatch'), parameterRef('ifNoneMatchWrite'), parameterRef('preferReturn')],
       requestBody: { required: true, content: json(schemaRef(names.update)) },
       responses: { ...entity, '204': { description: 'Replaced (with Prefer: return=minimal)' } },
     });
   }
   if (type.capabilities.deletable) {
-    ops['delete'] = operation(type, form, `delete${id}`, `Delete a ${type.name}${by}`, { parameters: [parameterRef('ifMatchOptional')], responses: { '204': { description: 'Deleted' } } });
+    ops['delete'] = operation(type, form, `delete${id}`, `Delete a ${type.name}${by}`, { parameters: [parameterRef('ifMatchOptional'), parameterRef('ifNoneMatchWrite')], responses: { '204': { description: 'Deleted' } } });
   }
   return ops;
 }
@@ -145,7 +150,7 @@ function actionItem(type: EntityType, form: UrlForm, action: BoundAction): Recor
   return {
     post: operation(type, form, action.name, `${action.name} (bound action of ${type.name})`, {
       ...(action.description === undefined ? {} : { description: action.description }),
-      parameters: [parameterRef('ifMatchOptional')],
+      parameters: [parameterRef('ifMatchOptional'), parameterRef('ifNoneMatchWrite')],
       responses: result,
     }),
   };
@@ -155,9 +160,12 @@ function actionItem(type: EntityType, form: UrlForm, action: BoundAction): Recor
 function mediaItem(type: EntityType, form: UrlForm, property: Property, contentType: string): Record<string, Json> {
   const content = { [contentType]: { schema: { type: 'string' } } };
   return {
-    get: operation(type, form, `get-${property.name}`, `Read the ${property.name} of a ${type.name}`, { responses: { '200': { description: property.description ?? property.name, content } } }),
+    get: operation(type, form, `get-${property.name}`, `Read the ${property.name} of a ${type.name}`, {
+      parameters: [parameterRef('ifNoneMatch')],
+      responses: { '200': { description: property.description ?? property.name, content }, '304': NOT_MODIFIED },
+    }),
     put: operation(type, form, `put-${property.name}`, `Replace the ${property.name} of a ${type.name}`, {
-      parameters: [parameterRef('ifMatch')],
+      parameters: [parameterRef('ifMatch'), parameterRef('ifNoneMatchWrite')],
       requestBody: { required: true, content },
       responses: { '204': { description: 'Replaced' } },
     }),

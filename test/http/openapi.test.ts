@@ -87,6 +87,13 @@ test('operation ids are unique; list operations take the query options, unscoped
   expect(list.parameters.map((p) => p.$ref.split('/').pop())).toEqual(['apply', 'filter', 'orderby.engChangeNotice', 'top', 'skip', 'count', 'select.engChangeNotice', 'expand.engChangeNotice', 'maxpagesize']);
   expect(doc.paths['/engChangeNotices']?.['parameters']).toEqual([{ $ref: '#/components/parameters/company' }]);
   expect(doc.paths['/companies({companyId})/engChangeNotices']?.['parameters']).toEqual([{ $ref: '#/components/parameters/companyId' }]);
+  // Conditional requests: If-None-Match on the GET of one entity (304) and on its changes (412).
+  const refs = (path: string, method: string): (string | undefined)[] => ((doc.paths[path]?.[method] as { parameters: { $ref: string }[] }).parameters ?? []).map((p) => p.$ref.split('/').pop());
+  expect(refs('/engChangeNotices({id})', 'get')).toContain('ifNoneMatch');
+  expect(doc.paths['/engChangeNotices({id})']?.['get']).toHaveProperty(['responses', '304']);
+  expect(refs('/engChangeNotices({id})', 'patch')).toEqual(['ifMatch', 'ifNoneMatchWrite', 'preferReturn']);
+  expect(refs('/engChangeOrders({id})/changeDescription', 'get')).toEqual(['ifNoneMatch']);
+  expect(refs('/engChangeOrders({id})/changeDescription', 'put')).toEqual(['ifMatch', 'ifNoneMatchWrite']);
 });
 
 test('schemas: enums with encoded member names, read-only and required properties, the error body, the security schemes', () => {

@@ -14,7 +14,7 @@ import type { OperationContext } from '../operation-context.js';
 import type { ODataResponse } from '../request.js';
 import { noContent } from '../responses.js';
 import { loadTarget, readRow, recordNotFound, resolvePath } from '../resolve-path.js';
-import { checkIfMatch, mediaType } from '../request-body.js';
+import { checkPreconditions, mediaType } from '../request-body.js';
 import { beforeWrite, writeIdentity } from './write-hooks.js';
 
 function mediaTarget(ctx: OperationContext): { property: Extract<OperationContext['path']['target'], { kind: 'media' }>['property']; contentType: string; maxBytes: number } {
@@ -76,7 +76,7 @@ export async function writeMedia(ctx: OperationContext): Promise<ODataResponse> 
   const identity = writeIdentity(ctx);
   const etag = await ctx.writes.run(svc, identity, async (session) => {
     const target = await loadTarget(svc, session.tx, ctx.path.steps, identity.companyId);
-    checkIfMatch(ctx.req, rowEtag(target.row), true);
+    checkPreconditions(ctx.req, rowEtag(target.row), true);
     return rowEtag(await session.update(target.type, target.row, changes));
   });
   return noContent({ ETag: etag });

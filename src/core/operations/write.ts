@@ -19,7 +19,7 @@ import type { ODataResponse } from '../request.js';
 import { createdHeaders, entityResponse, jsonResponse, noContent } from '../responses.js';
 import { loadTarget, resolvePath } from '../resolve-path.js';
 import type { RowValues } from '../write-checks.js';
-import { checkIfMatch, preferReturn, readJsonBody } from '../request-body.js';
+import { checkPreconditions, preferReturn, readJsonBody } from '../request-body.js';
 import { beforeWrite, writeIdentity } from './write-hooks.js';
 import { authorizeRowCompany } from '../../auth/authorize.js';
 import { assignedRowSecret, secretAnnotation, withSecretAnnotation } from '../row-secret.js';
@@ -150,7 +150,7 @@ export async function update(ctx: OperationContext, replace = false): Promise<OD
   const result = await ctx.writes.run(svc, identity, async (session) => {
     const target = await loadTarget(svc, session.tx, ctx.path.steps, identity.companyId);
     checkSentKey(type, body, target.row[type.key.name]);
-    checkIfMatch(ctx.req, rowEtag(target.row), true);
+    checkPreconditions(ctx.req, rowEtag(target.row), true);
     return { row: await session.update(type, target.row, changes), keys: target.keys };
   });
 
@@ -168,7 +168,7 @@ export async function remove(ctx: OperationContext): Promise<ODataResponse> {
   const identity = writeIdentity(ctx);
   await ctx.writes.run(svc, identity, async (session) => {
     const target = await loadTarget(svc, session.tx, ctx.path.steps, identity.companyId);
-    checkIfMatch(ctx.req, rowEtag(target.row), false);
+    checkPreconditions(ctx.req, rowEtag(target.row), false);
     await session.delete(type, target.row);
   });
   return noContent();
