@@ -4,7 +4,7 @@
  * (companies list, row-scoped types) → authorize (permission sets) → dispatch; every error goes through
  * the one error mapper, and every response carries `OData-Version: 4.0`.
  */
-import { conditionalGet } from './conditional-get.js';
+import { answerFollowsRow, conditionalGet } from './conditional-get.js';
 import { errorResponse } from './error-response.js';
 import { AuthenticationError, CompanyAccessDeniedError, MethodNotAllowedError, TooManyRequestsError } from '../errors/odata-error.js';
 import { parseQueryOptions } from '../uri/parse-options.js';
@@ -153,7 +153,9 @@ function route(svc: ServiceContext, req: ODataRequest, principal: Principal | un
       authorize(principal, company?.id, bound, options, method);
       const res = operate(svc, req, principal, bound, options, company, runners);
       if (method !== 'GET' || (req.headers['if-none-match'] === undefined && req.headers['if-match'] === undefined)) return res;
-      return andThen(res, (r) => conditionalGet(req, r));
+      const type = bound.steps[bound.steps.length - 1]?.type;
+      const notModified = type !== undefined && answerFollowsRow(type, bound.target, options);
+      return andThen(res, (r) => conditionalGet(req, r, notModified));
     }),
   );
 }

@@ -61,7 +61,7 @@ function commonParameters(model: EdmModel): Record<string, JsonObject> {
     },
     ifMatch: { name: 'If-Match', in: 'header', required: true, description: 'The @odata.etag of the entity as read, or * for any version: a stale one answers 412.', schema: { type: 'string' } },
     ifMatchOptional: { name: 'If-Match', in: 'header', description: 'The @odata.etag of the entity as read: a stale one answers 412.', schema: { type: 'string' } },
-    ifNoneMatch: { name: 'If-None-Match', in: 'header', description: 'An @odata.etag as read: while the entity still has it (or with *), 304 Not Modified without a body.', schema: { type: 'string' } },
+    ifNoneMatch: { name: 'If-None-Match', in: 'header', description: 'An @odata.etag as read: while the entity still has it (or with *), 304 Not Modified without a body, for a media value or an answer of properties kept in the row (no computed property, no $expand); other answers come in full.', schema: { type: 'string' } },
     ifNoneMatchWrite: { name: 'If-None-Match', in: 'header', description: 'An @odata.etag, or *: when the entity is in that version (* in any), 412 and nothing changes. If-Match is still required where it is.', schema: { type: 'string' } },
     preferReturn: { name: 'Prefer', in: 'header', description: 'return=minimal answers 204 without the changed entity.', schema: { type: 'string', enum: ['return=minimal', 'return=representation'] } },
   };

@@ -1,7 +1,7 @@
 /**
  * If-None-Match (OData 4.01 Part 1 §8.2.5, RFC 9110 §13.1.2), on both engines: a GET or HEAD whose
  * If-None-Match is `*` or lists the current ETag of what it reads answers 304 Not Modified with the
- * ETag and no body; a change (PATCH, PUT, DELETE, media PUT, bound action) whose If-None-Match is `*`
+ * ETag and no body, where the row alone makes the answer (no computed property, no $expand); a change (PATCH, PUT, DELETE, media PUT, bound action) whose If-None-Match is `*`
  * or lists the current ETag answers 412 and changes nothing. If-Match is checked first and stays
  * required where it was (428).
  */
@@ -29,7 +29,8 @@ describe('If-None-Match', () => {
 
   test('GET of an entity: 304 with the ETag and no body when it lists the current ETag or is *, 200 otherwise', async () => {
     const { id, etag } = await newEcn();
-    const url = `${c}/engChangeNotices(${id})`;
+    // Only properties kept in the row: the row's version (the ETag) then identifies the answer.
+    const url = `${c}/engChangeNotices(${id})?$select=id,number,drawingNumber`;
     const plain = await t.call('GET', url);
     expect(plain.status).toBe(200);
     expect(plain.headers['ETag']).toBe(etag);
@@ -40,11 +41,25 @@ describe('If-None-Match', () => {
     const other = await t.call('GET', url, { headers: { 'If-None-Match': 'W/"other"' } });
     expect([other.status, other.json.id, other.headers['ETag']]).toEqual([200, id, etag]);
     // After a change the old ETag no longer matches: the new version comes back.
-    const patched = await t.call('PATCH', url, { body: { drawingNumber: 'D-2' }, headers: { 'If-Match': etag } });
+    const patched = await t.call('PATCH', `${c}/engChangeNotices(${id})`, { body: { drawingNumber: 'D-2' }, headers: { 'If-Match': etag } });
     expect(patched.status).toBe(200);
     const again = await t.call('GET', url, { headers: { 'If-None-Match': etag } });
     expect([again.status, again.json.drawingNumber, again.headers['ETag']]).toEqual([200, 'D-2', patched.headers['ETag']]);
     expect(again.headers['ETag']).not.toBe(etag);
+  });
+
+  test('an answer with properties computed from other rows, or with $expand, is sent in full whatever If-None-Match says', async () => {
+    const { id, etag } = await newEcn();
+    const url = `${c}/engChangeNotices(${id})`;
+    const before = await t.call('GET', url, { headers: { 'If-None-Match': etag } });
+    expect([before.status, before.json.bomCommentExists]).toEqual([200, false]);
+    // Why: a comment changes bomCommentExists, not the ECN's row version.
+    expect((await t.call('POST', `${url}/engChangeNoticeComments`, { body: { comment: 'new' } })).status).toBe(201);
+    const after = await t.call('GET', url, { headers: { 'If-None-Match': etag } });
+    expect([after.status, after.json.bomCommentExists, after.headers['ETag']]).toEqual([200, true, etag]);
+    const expanded = await t.call('GET', `${url}?$select=number&$expand=engChangeNoticeComments`, { headers: { 'If-None-Match': '*' } });
+    expect([expanded.status, expanded.json.engChangeNoticeComments.length]).toEqual([200, 1]);
+    expect((await t.call('GET', `${url}?$select=number,bomExists`, { headers: { 'If-None-Match': etag } })).status).toBe(200);
   });
 
   test('GET with an If-Match that lists another ETag: 412', async () => {
@@ -129,8 +144,8 @@ describe('If-None-Match', () => {
   test('in a $batch: If-None-Match $1 (the ETag of request 1) makes the second GET a 304', async () => {
     const { id } = await newEcn();
     const requests = [
-      { id: '1', method: 'GET', url: `companies(${t.companyIds[0]})/engChangeNotices(${id})` },
-      { id: '2', dependsOn: ['1'], method: 'GET', url: `companies(${t.companyIds[0]})/engChangeNotices(${id})`, headers: { 'if-none-match': '$1' } },
+      { id: '1', method: 'GET', url: `companies(${t.companyIds[0]})/engChangeNotices(${id})?$select=number` },
+      { id: '2', dependsOn: ['1'], method: 'GET', url: `companies(${t.companyIds[0]})/engChangeNotices(${id})?$select=number`, headers: { 'if-none-match': '$1' } },
     ];
     const r = await t.call('POST', '/$batch', { body: { requests } });
     expect(r.status).toBe(200);
@@ -140,7 +155,7 @@ describe('If-None-Match', () => {
     expect(first?.headers?.['etag']).toMatch(/^W\/"/);
     // The multipart format: the part's status line and ETag, no body.
     const etag = first?.headers?.['etag'] as string;
-    const part = `GET companies(${t.companyIds[0]})/engChangeNotices(${id}) HTTP/1.1\r\nIf-None-Match: ${etag}\r\n\r\n`;
+    const part = `GET companies(${t.companyIds[0]})/engChangeNotices(${id})?$select=number HTTP/1.1\r\nIf-None-Match: ${etag}\r\n\r\n`;
     const body = `--b\r\nContent-Type: application/http\r\nContent-Transfer-Encoding: binary\r\n\r\n${part}\r\n--b--\r\n`;
     const multipart = await t.call('POST', '/$batch', { body: Buffer.from(body), headers: { 'Content-Type': 'multipart/mixed;boundary=b' } });
     expect(multipart.status).toBe(200);
@@ -151,7 +166,7 @@ describe('If-None-Match', () => {
     const { id, etag } = await newEcn();
     const app = createExpressApp(t.service);
     const auth = `Bearer ${await t.token('ADMIN')}`;
-    const url = `/api/v2.0${c}/engChangeNotices(${id})`;
+    const url = `/api/v2.0${c}/engChangeNotices(${id})?$select=number,status`;
     const get = await request(app).get(url).set('Authorization', auth).set('If-None-Match', etag);
     expect([get.status, get.text ?? '', get.headers['etag'], get.headers['odata-version']]).toEqual([304, '', etag, '4.0']);
     const head = await request(app).head(url).set('Authorization', auth).set('If-None-Match', etag);
