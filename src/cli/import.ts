@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import { DataFileError, readDataFile } from '../data/data-file.js';
-import { ImportRefusedError, importRows, inOuterTransaction, type ImportReport } from '../data/import-rows.js';
+import { ImportRefusedError, importRows, inOuterTransaction, refusalText, type ImportReport } from '../data/import-rows.js';
 import { parseFlags, UsageError } from './args.js';
 import { openDataService, operator, setAndCompany } from './data-service.js';
 
@@ -15,7 +15,7 @@ export const IMPORT_HELP = `Usage: ecn-odata import --set SET --file FILE [optio
 
 Imports the records of a CSV file (a header row of property names) or a JSON file (an array of
 objects as in a POST body) into an entity set, through the same validation and business rules as
-POST. A refused row is reported as FILE:LINE and skipped; the others are imported, 2,000 rows per
+POST. A refused row is reported as FILE:LINE (FILE:LINE: element N in a JSON file) and skipped; the others are imported, 2,000 rows per
 transaction. Exit code 1 when any row was refused.
 
 Options:
@@ -60,7 +60,7 @@ export async function runImport(argv: string[]): Promise<number> {
       report = atomic ? await inOuterTransaction(service.context, run) : await run();
     } catch (e) {
       if (e instanceof ImportRefusedError) {
-        console.error(`${file}:${e.row.line}: ${e.row.code}: ${e.row.message}${e.row.target === undefined ? '' : ` (field ${e.row.target})`}`);
+        console.error(`${file}:${e.row.line}: ${refusalText(e.row)}`);
         console.error(`Nothing imported (--atomic).`);
         return 1;
       }
@@ -70,7 +70,7 @@ export async function runImport(argv: string[]): Promise<number> {
       }
       throw e;
     }
-    for (const row of report.refused) console.error(`${file}:${row.line}: ${row.code}: ${row.message}${row.target === undefined ? '' : ` (field ${row.target})`}`);
+    for (const row of report.refused) console.error(`${file}:${row.line}: ${refusalText(row)}`);
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     console.log(`Imported ${report.imported} rows into ${set}${report.refused.length > 0 ? `; refused ${report.refused.length} (listed above)` : ''} in ${seconds.toFixed(1)} s.`);
     return report.refused.length > 0 ? 1 : 0;

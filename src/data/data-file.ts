@@ -17,6 +17,8 @@ export type DataFormat = 'csv' | 'json';
 /** One record of a data file: its line (the last line of a CSV record that spans lines) and its values as OData JSON. */
 export interface DataRecord {
   readonly line: number;
+  /** A JSON file's element number (1-based): several elements may share a line, a whole file written by JSON.stringify one. */
+  readonly element?: number;
   readonly values: Record<string, unknown>;
 }
 
@@ -137,6 +139,6 @@ async function* readJson(file: string): AsyncIterable<DataRecord> {
   for (const [index, element] of parsed.entries()) {
     const line = ranges[index]?.line ?? 1;
     if (element === null || typeof element !== 'object' || Array.isArray(element)) throw new DataFileError(file, line, `element ${index + 1} is not an object.`);
-    yield { line, values: element as Record<string, unknown> };
+    yield { line, element: index + 1, values: element as Record<string, unknown> };
   }
 }

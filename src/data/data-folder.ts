@@ -15,7 +15,7 @@ import type { Principal } from '../core/request.js';
 import { col, select } from '../sql/build.js';
 import { compile } from '../sql/compile.js';
 import { DataFileError, dataFormatOf, readDataFile } from './data-file.js';
-import { ImportRefusedError, importRows } from './import-rows.js';
+import { ImportRefusedError, importRows, refusalText } from './import-rows.js';
 
 /** One data file and the entity set it fills. */
 export interface DataFile {
@@ -86,7 +86,7 @@ export async function loadDataFolder(svc: ServiceContext, dir: string, principal
         const report = await importRows(svc, type, readDataFile(file, type), { mode: 'atomic', principal, companyId });
         loaded.push({ file, companyId, rows: report.imported });
       } catch (e) {
-        if (e instanceof ImportRefusedError) throw new DataFileError(file, e.row.line, e.message.replace(/^line \d+: /, ''));
+        if (e instanceof ImportRefusedError) throw new DataFileError(file, e.row.line, refusalText(e.row));
         throw e;
       }
     }

@@ -39,9 +39,10 @@ export interface ImportOptions {
   readonly onBatch?: (imported: number, refused: number) => void;
 }
 
-/** A row the import refused: its line and the error the API would have answered. */
+/** A row the import refused: its line (and element of a JSON file) and the error the API would have answered. */
 export interface RefusedRow {
   readonly line: number;
+  readonly element?: number;
   readonly code: string;
   readonly message: string;
   readonly target?: string;
@@ -56,20 +57,30 @@ export interface ImportReport {
 /** The atomic import stopped at a refused row; nothing was written. */
 export class ImportRefusedError extends Error {
   constructor(readonly row: RefusedRow) {
-    super(`line ${row.line}: ${row.code}: ${row.message}${row.target === undefined ? '' : ` (field ${row.target})`}`);
+    super(`line ${row.line}: ${refusalText(row)}`);
     this.name = 'ImportRefusedError';
   }
 }
 
+/** What a refused row is told after its `file:line: `: the JSON element, when there is one, the error code, message and field. */
+export function refusalText(row: RefusedRow): string {
+  return `${row.element === undefined ? '' : `element ${row.element}: `}${row.code}: ${row.message}${row.target === undefined ? '' : ` (field ${row.target})`}`;
+}
+
 interface Pending {
   readonly line: number;
+  readonly element?: number;
   readonly row: RowValues;
 }
 
-function refusal(svc: ServiceContext, line: number, error: unknown, requestId: string): RefusedRow {
+/** Where a record or pending row is, for its refusal. */
+type Place = Pick<Pending, 'line' | 'element'>;
+
+function refusal(svc: ServiceContext, at: Place | undefined, error: unknown, requestId: string): RefusedRow {
   const response = errorResponse(svc, error, requestId);
   const body = JSON.parse(response.body) as { error: { code: string; message: string; target?: string } };
-  return { line, code: body.error.code, message: body.error.message, ...(body.error.target === undefined ? {} : { target: body.error.target }) };
+  const place = { line: at?.line ?? 0, ...(at?.element === undefined ? {} : { element: at.element }) };
+  return { ...place, code: body.error.code, message: body.error.message, ...(body.error.target === undefined ? {} : { target: body.error.target }) };
 }
 
 function storedValues(values: Map<Property, unknown>): RowValues {
@@ -100,12 +111,12 @@ export async function importRows(svc: ServiceContext, type: EntityType, records:
     try {
       outcomes = await inWriteBatch(svc, { ...identity, now: new Date() }, pending, (session, item) => session.create(type, item.row), options.mode === 'atomic', false);
     } catch (e) {
-      if (e instanceof BatchItemError) refuse(refusal(svc, pending[e.index]?.line ?? 0, e.error, requestId));
+      if (e instanceof BatchItemError) refuse(refusal(svc, pending[e.index], e.error, requestId));
       throw e;
     }
     outcomes.forEach((outcome, index) => {
       if (outcome.ok) imported++;
-      else refuse(refusal(svc, pending[index]?.line ?? 0, outcome.error, requestId));
+      else refuse(refusal(svc, pending[index], outcome.error, requestId));
     });
     options.onBatch?.(imported, refused.length);
   };
@@ -118,15 +129,15 @@ export async function importRows(svc: ServiceContext, type: EntityType, records:
         row = await runBeforeWrite(hooks, { entityType: type.name, entitySet: type.entitySet, requestId, user: options.principal, companyId: options.companyId, op: 'create', key: undefined, services: { model: svc.model, outbound: svc.outbound, callTimeoutMs: svc.callTimeoutMs } }, row);
       }
     } catch (e) {
-      refuse(refusal(svc, record.line, e, requestId));
+      refuse(refusal(svc, record, e, requestId));
       continue;
     }
-    batch.push({ line: record.line, row });
+    batch.push({ line: record.line, ...(record.element === undefined ? {} : { element: record.element }), row });
     if (batch.length >= batchSize) await flush();
   }
   await flush();
   // Rows refused by validation are known before those refused in their batch's transaction.
-  return { imported, refused: refused.sort((a, b) => a.line - b.line) };
+  return { imported, refused: refused.sort((a, b) => a.line - b.line || (a.element ?? 0) - (b.element ?? 0)) };
 }
 
 /**

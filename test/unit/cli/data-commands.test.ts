@@ -93,6 +93,18 @@ describe('import and export', () => {
     expect(r.stdout).toMatch(/^Imported 2 rows into changeReasons; refused 1 \(listed above\) in [\d.]+ s\.\n$/);
   });
 
+  test('import of a JSON file on one line (as JSON.stringify writes it): refused rows named by line and element', () => {
+    const file = path.join(workDir, 'reasons.json');
+    fs.writeFileSync(file, JSON.stringify([{ code: 'J1', description: 'ok' }, { code: 'TOO-LONG-CODE-X' }, { code: 'J2' }, { code: 'J1' }]));
+    const r = io('import', '--set', 'changeReasons', '--company', 'CRONUS', '--file', file);
+    expect(r.status).toBe(1);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/reasons\.json:1: element 2: Application_FieldValidationException: .*\(field code\)$/),
+      expect.stringMatching(/reasons\.json:1: element 4: Internal_EntityWithSameKeyExists: /),
+    ]);
+    expect(r.stdout).toMatch(/^Imported 2 rows into changeReasons; refused 2 /);
+  });
+
   test('import --atomic: nothing imported when a row is refused', () => {
     const file = path.join(workDir, 'atomic.csv');
     fs.writeFileSync(file, 'code,description\nATOM1,First\nATOM1,Again\n');

@@ -100,7 +100,7 @@ test('JSON files: objects as in a POST body, refused rows named by the line the 
   fs.writeFileSync(file, '[\n  {"drawingNumber": "J-1", "changeReasonCode": "COST"},\n  {\n    "drawingNumber": "J-2",\n    "sourceSequence": "x"\n  }\n]\n');
   const report = await importRows(t.service.context, ecnType, readDataFile(file, ecnType), { mode: 'skip', principal, companyId: cronus });
   expect(report.imported).toBe(1);
-  expect(report.refused.map((r) => [r.line, r.target])).toEqual([[3, 'sourceSequence']]);
+  expect(report.refused.map((r) => [r.line, r.element, r.target])).toEqual([[3, 2, 'sourceSequence']]);
   const broken = path.join(workDir, 'broken.json');
   fs.writeFileSync(broken, '[\n {"a": 1},\n {"b": }\n]');
   await expect(importRows(t.service.context, ecnType, readDataFile(broken, ecnType), { mode: 'skip', principal, companyId: cronus })).rejects.toThrow(/broken\.json:3: not valid JSON/);
