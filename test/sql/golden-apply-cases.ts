@@ -30,4 +30,6 @@ export const APPLY = {
   lineTotals: line('$apply=aggregate(quantityPer%20with%20sum%20as%20total,$count%20as%20n)'),
   orderbyTop: ecn('$apply=groupby((status),aggregate($count%20as%20n))/orderby(n%20desc)/top(2)'),
   concat: ecn('$apply=groupby((status),aggregate($count%20as%20n))/concat(aggregate($count%20as%20groups),top(1))'),
+  statusFiltered: ecn("$apply=filter(status%20ne%20'Closed'%20and%20changeReason/description%20ne%20null)/groupby((status),aggregate($count%20as%20n,$count%20as%20again))"),
+  statusOnly: ecn('$apply=groupby((status))'),
 } as const satisfies Record<string, ApplyCase>;

@@ -20,6 +20,16 @@ afterAll(() => service.close());
 const A = ID.companyA;
 const ECN_TABLE = '"engChangeNotices" AS "t0"';
 const A_ONLY = 'WHERE ("t0"."_companyId" = ?)';
+/** The stored members of ecnStatus, in the model's order. */
+const STATUSES = ['New', 'Pending_x0020_Approval', 'Approved', 'Rejected', 'Closed'];
+/**
+ * groupby((status),aggregate($count as n)) on company A read member by member (plan-apply.ts
+ * memberGroupSelect): the union of the members as `m`, a count subquery `c`, the EXISTS `e`.
+ */
+const byMember = (m: string, c: string, e: string): string =>
+  `SELECT "${m}"."v" AS "c0", (SELECT count(*) FROM "engChangeNotices" AS "${c}" WHERE (("${c}"."_companyId" = ?) AND ("${c}"."status" = "${m}"."v"))) AS "c1" ` +
+  `FROM (${STATUSES.map(() => 'SELECT ? AS "v"').join(' UNION ALL ')}) AS "${m}" WHERE EXISTS (SELECT 1 FROM "engChangeNotices" AS "${e}" WHERE (("${e}"."_companyId" = ?) AND ("${e}"."status" = "${m}"."v")))`;
+const BY_MEMBER_PARAMS = [A, ...STATUSES, A];
 
 type Row = Record<string, unknown>;
 
@@ -48,10 +58,10 @@ function groups<T>(rows: readonly T[], key: (r: T) => unknown[]): Map<string, { 
 const ascending = (a: unknown, b: unknown): number => (a === b ? 0 : a === null || a === undefined ? -1 : b === null || b === undefined ? 1 : String(a) < String(b) ? -1 : 1);
 const byKeys = (a: Row, b: Row, keys: string[]): number => keys.reduce((c, k) => c || ascending(a[k], b[k]), 0);
 
-test('groupby((status),aggregate($count as n)): one GROUP BY, company A only, ordered by the grouping column', () => {
+test('groupby((status),aggregate($count as n)): counted member by member of the indexed enum, company A only, ordered by the grouping column', () => {
   const q = aggregated(APPLY.countByStatus);
-  expect(q.compiled.sql).toBe(`SELECT "r"."c0" AS "c0", "r"."c1" AS "c1" FROM (SELECT "t0"."status" AS "c0", count(*) AS "c1" FROM ${ECN_TABLE} ${A_ONLY} GROUP BY "t0"."status") AS "r" ORDER BY "r"."c0" ASC`);
-  expect(q.compiled.params).toEqual([A]);
+  expect(q.compiled.sql).toBe(`SELECT "r"."c0" AS "c0", "r"."c1" AS "c1" FROM (${byMember('t0', 't1', 't2')}) AS "r" ORDER BY "r"."c0" ASC`);
+  expect(q.compiled.params).toEqual(BY_MEMBER_PARAMS);
   const expected = [...groups(ecns, (e) => [e.status]).values()].map((g) => ({ status: g.key[0], n: g.rows.length })).sort((a, b) => byKeys(a, b, ['status']));
   expect(q.run()).toEqual(expected);
   expect(q.count()).toBe(expected.length);
@@ -127,10 +137,9 @@ test('two stages: the second groupby reads the first as a derived table', () => 
 test('the next page starts strictly after the last group of the previous one (keyset, LIMIT bound)', () => {
   const q = aggregated(APPLY.nextPage);
   expect(q.compiled.sql).toBe(
-    `SELECT "r"."c0" AS "c0", "r"."c1" AS "c1" FROM (SELECT "t0"."status" AS "c0", count(*) AS "c1" FROM ${ECN_TABLE} ${A_ONLY} GROUP BY "t0"."status") AS "r" ` +
-      'WHERE ("r"."c0" > ?) ORDER BY "r"."c0" ASC LIMIT CAST(? AS INTEGER)',
+    `SELECT "r"."c0" AS "c0", "r"."c1" AS "c1" FROM (${byMember('t0', 't1', 't2')}) AS "r" WHERE ("r"."c0" > ?) ORDER BY "r"."c0" ASC LIMIT CAST(? AS INTEGER)`,
   );
-  expect(q.compiled.params).toEqual([A, 'Closed', 2]);
+  expect(q.compiled.params).toEqual([...BY_MEMBER_PARAMS, 'Closed', 2]);
   const all = [...groups(ecns, (e) => [e.status]).values()].map((g) => ({ status: g.key[0], n: g.rows.length })).sort((a, b) => byKeys(a, b, ['status']));
   expect(q.run()).toEqual(all.filter((g) => String(g.status) > 'Closed').slice(0, 2));
 });
@@ -149,28 +158,53 @@ test("company B's rows are never counted: its ECNs, its BOM lines and their deci
 test('orderby then top: a derived table cut in that order (then the grouping columns); the response keeps the order', () => {
   const q = aggregated(APPLY.orderbyTop);
   expect(q.compiled.sql).toBe(
-    'SELECT "r"."c0" AS "c0", "r"."c1" AS "c1", "r"."c1" AS "_sort0" FROM (SELECT "t1"."c0" AS "c0", "t1"."c1" AS "c1" FROM (SELECT "t0"."status" AS "c0", count(*) AS "c1" ' +
-      `FROM ${ECN_TABLE} ${A_ONLY} GROUP BY "t0"."status") AS "t1" ORDER BY "t1"."c1" DESC, "t1"."c0" ASC LIMIT CAST(? AS INTEGER)) AS "r" ORDER BY "r"."c1" DESC, "r"."c0" ASC`,
+    `SELECT "r"."c0" AS "c0", "r"."c1" AS "c1", "r"."c1" AS "_sort0" FROM (SELECT "t3"."c0" AS "c0", "t3"."c1" AS "c1" FROM (${byMember('t0', 't1', 't2')}) AS "t3" ` +
+      'ORDER BY "t3"."c1" DESC, "t3"."c0" ASC LIMIT CAST(? AS INTEGER)) AS "r" ORDER BY "r"."c1" DESC, "r"."c0" ASC',
   );
-  expect(q.compiled.params).toEqual([A, 2]);
+  expect(q.compiled.params).toEqual([...BY_MEMBER_PARAMS, 2]);
   const all = [...groups(ecns, (e) => [e.status]).values()].map((g) => ({ status: g.key[0], n: g.rows.length }));
   expect(q.run()).toEqual(all.sort((a, b) => b.n - a.n || byKeys(a, b, ['status'])).slice(0, 2));
 });
 
 test('concat: one UNION ALL, each row with its branch and its position in the branch', () => {
   const q = aggregated(APPLY.concat);
-  const stage = (t: string): string => `SELECT "${t}"."status" AS "c0", count(*) AS "c1" FROM "engChangeNotices" AS "${t}" WHERE ("${t}"."_companyId" = ?) GROUP BY "${t}"."status"`;
   expect(q.compiled.sql).toBe(
     'SELECT "r"."u0" AS "u0", "r"."u1" AS "u1", "r"."u2" AS "u2", "r"."_branch" AS "_branch" FROM (' +
-      `SELECT "t2"."c0" AS "u0", NULL AS "u1", NULL AS "u2", 0 AS "_branch", row_number() OVER () AS "_pos" FROM (SELECT count(*) AS "c0" FROM (${stage('t0')}) AS "t1") AS "t2" UNION ALL ` +
-      `SELECT NULL AS "u0", "t5"."c0" AS "u1", "t5"."c1" AS "u2", 1 AS "_branch", row_number() OVER (ORDER BY "t5"."c0" ASC) AS "_pos" FROM (SELECT "t4"."c0" AS "c0", "t4"."c1" AS "c1" FROM (${stage('t3')}) AS "t4" ORDER BY "t4"."c0" ASC LIMIT CAST(? AS INTEGER)) AS "t5"` +
+      `SELECT "t4"."c0" AS "u0", NULL AS "u1", NULL AS "u2", 0 AS "_branch", row_number() OVER () AS "_pos" FROM (SELECT count(*) AS "c0" FROM (${byMember('t0', 't1', 't2')}) AS "t3") AS "t4" UNION ALL ` +
+      `SELECT NULL AS "u0", "t9"."c0" AS "u1", "t9"."c1" AS "u2", 1 AS "_branch", row_number() OVER (ORDER BY "t9"."c0" ASC) AS "_pos" FROM (SELECT "t8"."c0" AS "c0", "t8"."c1" AS "c1" FROM (${byMember('t5', 't6', 't7')}) AS "t8" ORDER BY "t8"."c0" ASC LIMIT CAST(? AS INTEGER)) AS "t9"` +
       ') AS "r" ORDER BY "r"."_branch" ASC, "r"."_pos" ASC',
   );
-  expect(q.compiled.params).toEqual([A, A, 1]);
+  expect(q.compiled.params).toEqual([...BY_MEMBER_PARAMS, ...BY_MEMBER_PARAMS, 1]);
   const first = [...groups(ecns, (e) => [e.status]).values()].map((g) => ({ status: g.key[0], n: g.rows.length })).sort((a, b) => byKeys(a, b, ['status']))[0];
   const rows = service.db.all(q.compiled);
   expect(rows).toEqual([
     { u0: groups(ecns, (e) => [e.status]).size, u1: null, u2: null, _branch: 0 },
     { u0: null, u1: first?.status, u2: first?.n, _branch: 1 },
   ]);
+});
+
+test('member by member with filters before the groupby (a join in each subquery), two counts, and members with no row left out', () => {
+  const q = aggregated(APPLY.statusFiltered);
+  const where = (t: string, j: string): string =>
+    `WHERE ((("${t}"."_companyId" = ?) AND (("${t}"."status" IS NOT ?) AND ("${j}"."description" IS NOT ?))) AND ("${t}"."status" = "t0"."v"))`;
+  const join = (t: string, j: string): string => `LEFT JOIN "changeReasons" AS "${j}" ON (("${j}"."code" = "${t}"."changeReasonCode") AND ("${j}"."_companyId" = "${t}"."_companyId"))`;
+  const count = (t: string, j: string): string => `(SELECT count(*) FROM "engChangeNotices" AS "${t}" ${join(t, j)} ${where(t, j)})`;
+  expect(q.compiled.sql).toBe(
+    `SELECT "r"."c0" AS "c0", "r"."c1" AS "c1", "r"."c2" AS "c2" FROM (SELECT "t0"."v" AS "c0", ${count('t1', 't2')} AS "c1", ${count('t3', 't4')} AS "c2" ` +
+      `FROM (${STATUSES.map(() => 'SELECT ? AS "v"').join(' UNION ALL ')}) AS "t0" WHERE EXISTS (SELECT 1 FROM "engChangeNotices" AS "t5" ${join('t5', 't6')} ${where('t5', 't6')})) AS "r" ORDER BY "r"."c0" ASC`,
+  );
+  const kept = ecns.filter((e) => e.status !== 'Closed' && reasonDescription(e.changeReasonCode) !== null);
+  const expected = [...groups(kept, (e) => [e.status]).values()].map((g) => ({ status: g.key[0], n: g.rows.length, again: g.rows.length })).sort((a, b) => byKeys(a, b, ['status']));
+  expect(expected.map((g) => g.status)).not.toContain('Closed');
+  expect(q.run()).toEqual(expected);
+  expect(q.count()).toBe(expected.length);
+});
+
+test('groupby((status)) alone: the members that have rows, nothing counted', () => {
+  const q = aggregated(APPLY.statusOnly);
+  expect(q.compiled.sql).toBe(
+    `SELECT "r"."c0" AS "c0" FROM (SELECT "t0"."v" AS "c0" FROM (${STATUSES.map(() => 'SELECT ? AS "v"').join(' UNION ALL ')}) AS "t0" ` +
+      'WHERE EXISTS (SELECT 1 FROM "engChangeNotices" AS "t1" WHERE (("t1"."_companyId" = ?) AND ("t1"."status" = "t0"."v")))) AS "r" ORDER BY "r"."c0" ASC',
+  );
+  expect(q.run()).toEqual([...new Set(ecns.map((e) => e.status))].sort(ascending).map((status) => ({ status })));
 });
