@@ -123,13 +123,17 @@ describe('aggregated pages ($apply) with $count=true', () => {
     expect(steps.map((s) => s.kind)).toEqual(['rows']);
     const step = steps[0];
     if (step?.kind !== 'rows') throw new Error('no rows step');
+    // groupby((status)) with $count is counted member by member of the enum (plan-apply.ts memberGroupSelect): 7 parameters from `n`.
+    const statuses = ['New', 'Pending_x0020_Approval', 'Approved', 'Rejected', 'Closed'];
     const grouped = (n: number): string =>
-      `(SELECT "t0"."status" AS "c0", count(*) AS "c1" FROM "engChangeNotices" AS "t0" WHERE ("t0"."_companyId" = ${p(n)}) GROUP BY "t0"."status") AS "r"`;
+      `(SELECT "t0"."v" AS "c0", (SELECT count(*) FROM "engChangeNotices" AS "t1" WHERE (("t1"."_companyId" = ${p(n)}) AND ("t1"."status" = "t0"."v"))) AS "c1" ` +
+      `FROM (${statuses.map((_, i) => `SELECT ${p(n + 1 + i)} AS "v"`).join(' UNION ALL ')}) AS "t0" ` +
+      `WHERE EXISTS (SELECT 1 FROM "engChangeNotices" AS "t2" WHERE (("t2"."_companyId" = ${p(n + 6)}) AND ("t2"."status" = "t0"."v")))) AS "r"`;
     expect(step.query.sql).toBe(
-      `SELECT "r"."c0" AS "c0", "r"."c1" AS "c1", (SELECT count(*) AS "n" FROM ${grouped(1)}) AS "n" FROM ${grouped(2)} ` +
-        `ORDER BY "r"."c0" ASC${postgres ? ' NULLS FIRST' : ''} ${postgres ? `LIMIT ${p(3)}` : 'LIMIT CAST(? AS INTEGER)'}`,
+      `SELECT "r"."c0" AS "c0", "r"."c1" AS "c1", (SELECT count(*) AS "n" FROM ${grouped(1)}) AS "n" FROM ${grouped(8)} ` +
+        `ORDER BY "r"."c0" ASC${postgres ? ' NULLS FIRST' : ''} ${postgres ? `LIMIT ${p(15)}` : 'LIMIT CAST(? AS INTEGER)'}`,
     );
-    expect(step.query.params).toEqual([company, company, postgres ? 2n : 2]);
+    expect(step.query.params).toEqual([company, ...statuses, company, company, ...statuses, company, postgres ? 2n : 2]);
     expect(json['@odata.count']).toBe(await countOf(`/companies(${company})/engChangeNotices/$count?${apply}`));
     expect(json['value']).toHaveLength(2);
     // The count's column is not an instance's property.
