@@ -8,6 +8,7 @@ import { answerFollowsRow, conditionalGet } from './conditional-get.js';
 import { errorResponse } from './error-response.js';
 import { AuthenticationError, CompanyAccessDeniedError, MethodNotAllowedError, TooManyRequestsError } from '../errors/odata-error.js';
 import { parseQueryOptions } from '../uri/parse-options.js';
+import { refuseNul } from '../uri/nul-character.js';
 import { bindPath } from '../uri/bind-path.js';
 import type { Expr, QueryOptions } from '../uri/ast.js';
 import type { ResourcePathBinding } from './operation-context.js';
@@ -139,6 +140,8 @@ function route(svc: ServiceContext, req: ODataRequest, principal: Principal | un
     if (method !== 'GET') throw new MethodNotAllowedError(`'${req.method}' requests for the OpenAPI description are not allowed; use GET.`, ['GET']);
     return openApiDocument(svc);
   }
+  refuseNul(req.path, 'path');
+  refuseNul(req.rawQuery, 'query');
   const path = svc.paths.parse(req.path);
   const parsed = parseQueryOptions(req.rawQuery, svc.parseLimits);
   const bound = bindPath(svc.model, path);

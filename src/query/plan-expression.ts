@@ -32,6 +32,21 @@ function isIntegral(t: BoundExpr['type']): boolean {
   return t.kind === 'primitive' && (t.name === 'Edm.Int32' || t.name === 'Edm.Int64');
 }
 
+/** How a numeric literal is typed when it stands beside a value of another numeric type (Dialect.typedValue). */
+const LITERAL_TYPES: Partial<Record<string, 'INTEGER' | 'REAL' | 'NUMERIC'>> = { 'Edm.Int64': 'INTEGER', 'Edm.Decimal': 'NUMERIC', 'Edm.Double': 'REAL', 'Edm.Single': 'REAL' };
+const NUMERIC_TYPES = new Set(['Edm.Byte', 'Edm.SByte', 'Edm.Int16', 'Edm.Int32', 'Edm.Int64', 'Edm.Decimal', 'Edm.Double', 'Edm.Single']);
+
+/**
+ * `planned` (the plan of `e`), typed as its own type when `e` is a numeric literal beside a value of
+ * another numeric type: `sourceSequence eq 3000000000` compares an Int32 with an Int64, which an engine
+ * that types a parameter by its neighbour (PostgreSQL) would read as an Int32 and fail.
+ */
+function literalTyped(d: Dialect, e: BoundExpr, planned: SqlExpr, other: BoundExpr): SqlExpr {
+  if (e.kind !== 'literal' || e.value === null || e.type.kind !== 'primitive' || other.type.kind !== 'primitive' || e.type.name === other.type.name) return planned;
+  const type = LITERAL_TYPES[e.type.name];
+  return type === undefined || !NUMERIC_TYPES.has(other.type.name) ? planned : d.typedValue(planned, type);
+}
+
 /** Escapes `%`, `_` and the escape character for a LIKE pattern. */
 export function escapeLike(text: string, escape: string): string {
   let out = '';
@@ -69,7 +84,8 @@ function balancedChain(terms: readonly SqlExpr[], operator: 'AND' | 'OR'): SqlEx
   return { kind: 'binary', operator, left: balancedChain(terms.slice(0, mid), operator), right: balancedChain(terms.slice(mid), operator) };
 }
 
-const isValue = (x: SqlExpr): boolean => x.kind === 'param' && x.value !== null;
+/** A non-null parameter, typed (Dialect.typedValue) or not. */
+const isValue = (x: SqlExpr): boolean => (x.kind === 'param' && x.value !== null) || (x.kind === 'cast' && isValue(x.operand));
 
 /** `eq` (or `ne`) in OData's null semantics: `=` where the dialect prefers it and one side is a value (Dialect.plainEqualsForValues). */
 export function equals(d: Dialect, left: SqlExpr, right: SqlExpr, ne: boolean, negated: boolean): SqlExpr {
@@ -102,9 +118,11 @@ export function planExpression(e: BoundExpr, scope: QueryScope, ctx: ExprPlanCon
     case 'result':
       return col(scope.alias, e.column);
     case 'compare': {
-      if (e.operator === 'eq' || e.operator === 'ne') return equals(d, plan(e.left), plan(e.right), e.operator === 'ne', negated);
-      let left = plan(e.left);
-      let right = plan(e.right);
+      const typedLeft = literalTyped(d, e.left, plan(e.left), e.right);
+      const typedRight = literalTyped(d, e.right, plan(e.right), e.left);
+      if (e.operator === 'eq' || e.operator === 'ne') return equals(d, typedLeft, typedRight, e.operator === 'ne', negated);
+      let left = typedLeft;
+      let right = typedRight;
       if (e.left.type.kind === 'enum') left = enumValue(left, e.left.type.enumType);
       if (e.right.type.kind === 'enum') right = enumValue(right, e.right.type.enumType);
       const cmp: SqlExpr = { kind: 'binary', operator: SQL_COMPARE[e.operator], left, right };
@@ -115,8 +133,11 @@ export function planExpression(e: BoundExpr, scope: QueryScope, ctx: ExprPlanCon
     case 'not':
       return { kind: 'not', operand: plan(e.operand, true) };
     case 'arithmetic': {
-      const left = plan(e.left);
-      const right = plan(e.right);
+      // Integers in 64 bits on every engine (SQLite's own width): Int32 operands may not overflow at 2^31.
+      // An integer operand that is itself arithmetic is 64-bit already.
+      const wide = (x: BoundExpr): SqlExpr => (isIntegral(e.type) && !((x.kind === 'arithmetic' || x.kind === 'negate') && isIntegral(x.type)) ? d.wideInteger(plan(x)) : plan(x));
+      const left = wide(e.left);
+      const right = wide(e.right);
       const op = e.operator;
       switch (op) {
         case 'add':
@@ -137,11 +158,11 @@ export function planExpression(e: BoundExpr, scope: QueryScope, ctx: ExprPlanCon
       }
     }
     case 'negate':
-      return { kind: 'negate', operand: plan(e.operand) };
+      return { kind: 'negate', operand: isIntegral(e.type) ? d.wideInteger(plan(e.operand)) : plan(e.operand) };
     case 'in': {
       const operand = plan(e.operand);
       const hasNull = e.items.some((i) => i.kind === 'literal' && i.value === null);
-      const items = e.items.filter((i) => !(i.kind === 'literal' && i.value === null)).map((i) => plan(i));
+      const items = e.items.filter((i) => !(i.kind === 'literal' && i.value === null)).map((i) => literalTyped(d, i, plan(i), e.operand));
       let cond: SqlExpr | undefined = items.length === 0 ? undefined : { kind: 'inList', operand, items, negated: false };
       if (hasNull) {
         const isNull: SqlExpr = { kind: 'isNull', operand, negated: false };

@@ -30,6 +30,17 @@ export interface Dialect {
    * PostgreSQL types an untyped NULL as text); SQLite: plain NULL.
    */
   typedNull(type: 'INTEGER' | 'REAL' | 'TEXT'): SqlExpr;
+  /**
+   * A value (a parameter) typed as `type` where the engine would otherwise take the type of what it
+   * stands beside: PostgreSQL reads `$1` in `int_column = $1` as an integer, so 3000000000 or 1.5 there
+   * would fail; SQLite compares values of any type as they are and needs no cast.
+   */
+  typedValue(e: SqlExpr, type: 'INTEGER' | 'REAL' | 'NUMERIC'): SqlExpr;
+  /**
+   * An integer operand of `+ - * / %` and negation computed in 64 bits, as SQLite computes every
+   * integer: PostgreSQL's integer (Int32) arithmetic fails past 2^31; SQLite: the operand as it is.
+   */
+  wideInteger(e: SqlExpr): SqlExpr;
   /** The spelling of a CAST's target type. */
   castType(type: Extract<SqlExpr, { kind: 'cast' }>['type']): string;
   /** What LIMIT says for "no limit" before an OFFSET, where the engine needs a LIMIT (SQLite: -1); undefined where OFFSET stands alone. */

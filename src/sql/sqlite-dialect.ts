@@ -89,6 +89,8 @@ export const sqliteDialect: Dialect = {
   placeholder: () => '?',
   castType: (type) => type,
   typedNull: () => ({ kind: 'constant', value: null }),
+  typedValue: (e) => e,
+  wideInteger: (e) => e,
   noLimit: '-1',
   nullsOrder: () => '',
   likeEscape: '\\',

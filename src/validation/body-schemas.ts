@@ -12,6 +12,9 @@ const INT32 = { type: 'integer', minimum: -2147483648, maximum: 2147483647 };
 const NUMERIC_STRING = { type: 'string', pattern: '^[+-]?(\\d+(\\.\\d*)?|\\.\\d+)([eE][+-]?\\d+)?$' };
 
 /** The JSON Schema of one property's value. */
+/** A string without the NUL character. */
+const NO_NUL = '^[^\\u0000]*$';
+
 export function propertySchema(p: Property): JsonSchema {
   let s: JsonSchema;
   const t = p.type;
@@ -23,7 +26,8 @@ export function propertySchema(p: Property): JsonSchema {
         s = { type: 'string', format: 'uuid' };
         break;
       case 'Edm.String':
-        s = p.maxLength === undefined ? { type: 'string' } : { type: 'string', maxLength: p.maxLength };
+        // No NUL character (U+0000): PostgreSQL's text cannot hold it, so neither engine stores one (uri/nul-character.ts).
+        s = p.maxLength === undefined ? { type: 'string', pattern: NO_NUL } : { type: 'string', maxLength: p.maxLength, pattern: NO_NUL };
         break;
       case 'Edm.Boolean':
         s = { type: 'boolean' };

@@ -151,6 +151,9 @@ function describeError(field: string, prop: Property | undefined, value: unknown
   if (t.kind === 'enum') {
     return `The value ${shown} is not a member of '${t.enumType.qualifiedName}' for field '${field}'. The existing members are: ${t.enumType.members.map((m) => m.encoded).join(', ')}.`;
   }
+  if (t.name === 'Edm.String' && typeof value === 'string' && value.includes('\u0000')) {
+    return `The field '${field}' contains the NUL character (U+0000), which no stored text can hold.`;
+  }
   if (t.name === 'Edm.String' && typeof value === 'string' && prop.maxLength !== undefined && value.length > prop.maxLength) {
     return `The length of the string is ${value.length}, but it must be less than or equal to ${prop.maxLength} characters. Field: '${field}'.`;
   }

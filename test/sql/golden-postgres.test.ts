@@ -42,8 +42,12 @@ const exact: { q: string; sql: string; params: readonly unknown[]; rows: readonl
   // eq with a value is `=`, which an index answers (IS NOT DISTINCT FROM never is); under a not it is
   // wrapped in IS TRUE, so a NULL (N03) counts as not equal, as OData says.
   { q: "$filter=not%20(tolower(drawingNumber)%20eq%20'ünïcödé%20ø')", sql: `${COLS} WHERE (("t0"."_companyId" = $1) AND (NOT ((odata_tolower("t0"."drawingNumber") = $2) IS TRUE)))${ORDER}`, params: [A, 'ünïcödé ø'], rows: ['N01', 'N02', 'N03', 'N05', 'N06', 'N07', 'N08', 'N09', 'N10'] },
-  // Integer division truncates; a zero divisor is NULL (nullif), as on SQLite, not an error.
-  { q: '$filter=sourceSequence%20div%203%20eq%203', sql: `${COLS} WHERE (("t0"."_companyId" = $1) AND (("t0"."sourceSequence" / nullif($2, 0)) = $3))${ORDER}`, params: [A, 3n, 3n], rows: ['N02', 'N07'] },
+  // Integer division truncates; a zero divisor is NULL (nullif), as on SQLite, not an error. Integer
+  // arithmetic is 64-bit, as SQLite's (Dialect.wideInteger): Int32 operands are cast to bigint.
+  { q: '$filter=sourceSequence%20div%203%20eq%203', sql: `${COLS} WHERE (("t0"."_companyId" = $1) AND ((CAST("t0"."sourceSequence" AS bigint) / nullif(CAST($2 AS bigint), 0)) = $3))${ORDER}`, params: [A, 3n, 3n], rows: ['N02', 'N07'] },
+  // A literal wider than the Int32 it is compared with is typed as itself (Dialect.typedValue): no row, not an out-of-range error.
+  { q: '$filter=sourceSequence%20lt%203000000000', sql: `${COLS} WHERE (("t0"."_companyId" = $1) AND ("t0"."sourceSequence" < CAST($2 AS bigint)))${ORDER}`, params: [A, 3000000000n], rows: ['N01', 'N02', 'N03', 'N04', 'N05', 'N06', 'N07', 'N08', 'N09', 'N10'] },
+  { q: '$filter=sourceSequence%20eq%201.5', sql: `${COLS} WHERE (("t0"."_companyId" = $1) AND ("t0"."sourceSequence" = CAST($2 AS numeric)))${ORDER}`, params: [A, 1.5], rows: [] },
   // startswith with a literal also states the prefix's code-point range, which a prepared statement's
   // plan can narrow an index with (it does not know the LIKE pattern); the LIKE still decides.
   { q: "$filter=startswith(drawingNumber,'a')", sql: `${COLS} WHERE (("t0"."_companyId" = $1) AND ((("t0"."drawingNumber" >= $2) AND ("t0"."drawingNumber" < $3)) AND ("t0"."drawingNumber" LIKE $4 ESCAPE '\\')))${ORDER}`, params: [A, 'a', 'b', 'a%'], rows: ['N05', 'N07'] },

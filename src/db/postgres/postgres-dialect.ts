@@ -23,6 +23,11 @@ const arg = (args: readonly SqlExpr[], i: number): SqlExpr => {
 };
 /** NULL instead of a zero divisor: PostgreSQL fails a division by zero where SQLite answers NULL. */
 const nonZero = (e: SqlExpr): SqlExpr => call('nullif', e, c(0));
+/**
+ * A 64-bit position or length as the Int32 substr() takes, held to Int32's range: a position past it
+ * is past the end of any text alike (SQLite takes 64-bit positions; PostgreSQL's would fail).
+ */
+const int4 = (e: SqlExpr): SqlExpr => call('int4', call('least', call('greatest', e, c(-2147483648)), c(2147483647)));
 /** Characters `from` (1-based) for `length` of stored ISO text. */
 const slice = (e: SqlExpr, from: number, length: number): SqlExpr => call('substr', e, c(from), c(length));
 /** A date part of a stored `YYYY-MM-DD...` text as an integer. */
@@ -39,7 +44,7 @@ const functions: Record<DialectFunction, (args: readonly SqlExpr[]) => SqlExpr> 
   length: (a) => call('length', arg(a, 0)),
   indexof: (a) => bin('-', call('strpos', arg(a, 0), arg(a, 1)), c(1)),
   // OData's start is 0-based; a negative length is taken as none (PostgreSQL refuses it, SQLite counts backwards).
-  substring: (a) => (a.length > 2 ? call('substr', arg(a, 0), bin('+', arg(a, 1), c(1)), call('greatest', arg(a, 2), c(0))) : call('substr', arg(a, 0), bin('+', arg(a, 1), c(1)))),
+  substring: (a) => (a.length > 2 ? call('substr', arg(a, 0), int4(bin('+', cast(arg(a, 1), 'INTEGER'), c(1))), int4(call('greatest', cast(arg(a, 2), 'INTEGER'), c(0)))) : call('substr', arg(a, 0), int4(bin('+', cast(arg(a, 1), 'INTEGER'), c(1))))),
   tolower: (a) => call('odata_tolower', arg(a, 0)),
   toupper: (a) => call('odata_toupper', arg(a, 0)),
   trim: (a) => call('trim', arg(a, 0)),
@@ -146,6 +151,8 @@ export const postgresDialect: Dialect = {
   placeholder,
   castType: (type) => CAST_TYPES[type],
   typedNull: (type) => cast(c(null), type),
+  typedValue: (e, type) => cast(e, type),
+  wideInteger: (e) => cast(e, 'INTEGER'),
   noLimit: undefined,
   nullsOrder: (direction) => (direction === 'ASC' ? ' NULLS FIRST' : ' NULLS LAST'),
   likeEscape: '\\',

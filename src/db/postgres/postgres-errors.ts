@@ -111,6 +111,14 @@ export function postgresError(e: unknown, timeoutMs: number): ODataError | undef
       return new QueryLimitError((e as Error).message, '$expand');
     case '2201B':
       return new ODataError(400, 'BadRequest_InvalidRequestUrl', `The regular expression is not valid: ${(e as Error).message}`);
+    // Values the request brought that the database's types cannot hold. The planner computes integers in
+    // 64 bits and keeps NUL characters out (uri/nul-character.ts, body validation); what still gets here
+    // (a 64-bit overflow, a character the encoding lacks) is the request's, not the service's fault.
+    case '22003':
+      return new ODataError(400, 'BadRequest', `A number in the request, or computed from it, is out of the range the database can hold (${(e as Error).message}).`);
+    case '22021':
+    case '22P05':
+      return new ODataError(400, 'BadRequest', `A text in the request holds a character the database cannot store, such as the NUL character (U+0000) (${(e as Error).message}).`);
     default:
       return undefined;
   }

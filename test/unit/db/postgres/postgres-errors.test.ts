@@ -49,3 +49,17 @@ test('a pool whose connections all stayed busy past the deadline is the request 
   expect({ status: mapped?.status, code: mapped?.code }).toEqual({ status: 503, code: 'Internal_ServiceUnavailable' });
   expect(mapped?.message).toMatch(/did not finish within 5000 ms/);
 });
+
+test.each([
+  ['a 64-bit overflow (22003)', withCode('22003', 'bigint out of range'), /out of the range the database can hold \(bigint out of range\)/],
+  ['a NUL character (22021)', withCode('22021', 'invalid byte sequence for encoding "UTF8": 0x00'), /NUL character \(U\+0000\)/],
+  ['a character the encoding lacks (22P05)', withCode('22P05', 'unsupported Unicode escape sequence'), /cannot store/],
+])('%s the request brought is a 400, not a 500', (_, error, message) => {
+  const mapped = postgresError(error, 5000);
+  expect({ status: mapped?.status, code: mapped?.code }).toEqual({ status: 400, code: 'BadRequest' });
+  expect(mapped?.message).toMatch(message);
+});
+
+test('a data exception the service did not foresee stays a 500 (unmapped), so it is seen and fixed', () => {
+  expect(postgresError(withCode('22P02', 'invalid input syntax for type integer: "x"'), 5000)).toBeUndefined();
+});

@@ -1,0 +1,72 @@
+/**
+ * Values at the edges of the engines' types get the same answer on SQLite and PostgreSQL (run on both
+ * by the jest projects), never a 500: integer arithmetic past Edm.Int32 (SQLite computes in 64 bits,
+ * so PostgreSQL must too), literals wider than the property they are compared with, positions past
+ * Int32 in substring(), and the NUL character (U+0000), which PostgreSQL's text cannot hold, so no
+ * value of the service may contain it on either engine.
+ */
+import { startTestService, type TestService } from '../helpers/test-service.js';
+
+let t: TestService;
+let ecns: { id: string; number: string; sourceSequence: number; status: string }[];
+beforeAll(async () => {
+  t = await startTestService();
+  ecns = (await t.call('GET', '/engChangeNotices?$select=id,number,sourceSequence,status&$orderby=number')).json.value;
+});
+afterAll(() => t.close());
+
+const numbers = async (filter: string): Promise<string[]> => {
+  const r = await t.call('GET', `/engChangeNotices?$select=number&$orderby=number&$filter=${encodeURIComponent(filter)}`);
+  expect([filter, r.status]).toEqual([filter, 200]);
+  return r.json.value.map((e: { number: string }) => e.number);
+};
+const where = (keep: (e: (typeof ecns)[number]) => boolean): string[] => ecns.filter(keep).map((e) => e.number);
+
+test('integer arithmetic past Int32 is computed in 64 bits', async () => {
+  expect(ecns.length).toBeGreaterThan(3);
+  expect(await numbers('sourceSequence add 2147483647 gt 2147483647')).toEqual(where((e) => e.sourceSequence > 0));
+  expect(await numbers('sourceSequence mul 2147483647 ge 0')).toEqual(where((e) => e.sourceSequence >= 0));
+  expect(await numbers('sourceSequence sub -2147483648 gt 2147483648')).toEqual(where((e) => e.sourceSequence > 0));
+  expect(await numbers('-sourceSequence mul 4294967296 lt 0')).toEqual(where((e) => e.sourceSequence > 0));
+  const comments = await t.call('GET', `/engChangeNoticeComments?$filter=${encodeURIComponent('lineNo mul 1000000 gt 0')}&$count=true&$top=1`);
+  expect(comments.status).toBe(200);
+  expect(comments.json['@odata.count']).toBeGreaterThan(0);
+});
+
+test('aggregating such products: the sums of 64-bit values', async () => {
+  const r = await t.call('GET', `/engChangeNotices?$apply=${encodeURIComponent('groupby((status),aggregate(sourceSequence mul 2147483647 with sum as s))')}`);
+  expect(r.status).toBe(200);
+  const sums = new Map<string, number>();
+  for (const e of ecns) sums.set(e.status, (sums.get(e.status) ?? 0) + e.sourceSequence * 2147483647);
+  expect(Object.fromEntries(r.json.value.map((g: { status: string; s: number }) => [g.status, Number(g.s)]))).toEqual(Object.fromEntries(sums));
+});
+
+test('literals wider than the Int32 property they are compared with', async () => {
+  expect(await numbers('sourceSequence eq 3000000000')).toEqual([]);
+  expect(await numbers('sourceSequence lt 3000000000')).toEqual(where(() => true));
+  expect(await numbers('sourceSequence eq 99999999999999999999')).toEqual([]);
+  expect(await numbers('sourceSequence gt -99999999999999999999')).toEqual(where(() => true));
+  expect(await numbers('sourceSequence in (1, 3000000000)')).toEqual(where((e) => e.sourceSequence === 1));
+  expect(await numbers('sourceSequence eq 1.5')).toEqual([]);
+  expect(await numbers('sourceSequence gt 1.5')).toEqual(where((e) => e.sourceSequence > 1.5));
+});
+
+test('substring() with positions past Int32', async () => {
+  expect(await numbers("substring(number,99999999999) eq ''")).toEqual(where(() => true));
+  expect(await numbers("substring(number,0,99999999999) eq number")).toEqual(where(() => true));
+});
+
+test('the NUL character: 400 in a URL and in a body, on both engines, and nothing written', async () => {
+  for (const url of [`/engChangeNotices?$filter=${encodeURIComponent("number eq '\u0000'")}`, `/engChangeNotices?$filter=contains(number,'%00')`, '/companies?company=a%00b']) {
+    const r = await t.call('GET', url);
+    expect([url, r.status, r.json?.error?.code]).toEqual([url, 400, 'BadRequest_InvalidRequestUrl']);
+    expect(r.json.error.message).toMatch(/NUL/);
+  }
+  const before = (await t.call('GET', '/engChangeNotices?$count=true&$top=0')).json['@odata.count'];
+  const post = await t.call('POST', '/engChangeNotices', { body: { sourceNumber: 'a\u0000b' } });
+  expect([post.status, post.json.error.target]).toEqual([400, 'sourceNumber']);
+  expect(post.json.error.message).toMatch(/NUL/);
+  const comment = await t.call('POST', `/engChangeNotices(${ecns[0]?.id})/engChangeNoticeComments`, { body: { comment: 'x\u0000y' } });
+  expect([comment.status, comment.json.error.target]).toEqual([400, 'comment']);
+  expect((await t.call('GET', '/engChangeNotices?$count=true&$top=0')).json['@odata.count']).toBe(before);
+});
