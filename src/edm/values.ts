@@ -170,6 +170,9 @@ export function literalToStored(lit: Literal, p: Property): { ok: true; value: S
     case 'Edm.String':
       return lit.kind === 'string' ? { ok: true, value: lit.value } : bad(describe(lit));
     case 'Edm.Int32':
+      // A key past Int32 can name no row: refused as SQLite and PostgreSQL would otherwise answer it differently (404, out of range).
+      if (lit.kind === 'integer' && (Number(lit.value) < -2147483648 || Number(lit.value) > 2147483647)) return bad(String(lit.value));
+      return lit.kind === 'integer' ? { ok: true, value: Number(lit.value) } : bad(describe(lit));
     case 'Edm.Int64':
       return lit.kind === 'integer' ? { ok: true, value: Number(lit.value) } : bad(describe(lit));
     case 'Edm.Decimal':

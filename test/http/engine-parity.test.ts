@@ -51,6 +51,14 @@ test('literals wider than the Int32 property they are compared with', async () =
   expect(await numbers('sourceSequence gt 1.5')).toEqual(where((e) => e.sourceSequence > 1.5));
 });
 
+test('an Int32 key part past Int32 is the same 400 on both engines', async () => {
+  const [task] = (await t.call('GET', '/engChangeOrderTasks?$top=1')).json.value;
+  const r = await t.call('GET', `/engChangeOrderTasks(engChangeOrderId=${task.engChangeOrderId},lineNo=99999999999)`);
+  expect([r.status, r.json.error.code]).toEqual([400, 'BadRequest_InvalidRequestUrl']);
+  expect(r.json.error.message).toMatch(/The literal 99999999999 does not fit property 'lineNo' of type Edm.Int32/);
+  expect((await t.call('GET', `/engChangeOrderTasks(engChangeOrderId=${task.engChangeOrderId},lineNo=2147483647)`)).status).toBe(404);
+});
+
 test('substring() with positions past Int32', async () => {
   expect(await numbers("substring(number,99999999999) eq ''")).toEqual(where(() => true));
   expect(await numbers("substring(number,0,99999999999) eq number")).toEqual(where(() => true));
