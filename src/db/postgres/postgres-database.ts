@@ -166,6 +166,9 @@ const GENERIC_PLANS = '-c plan_cache_mode=force_generic_plan';
 /** The settings in a `postgres://` URL; a DatabaseLocationError that says how to write one when it cannot be read. */
 function readUrl(url: string): ReturnType<typeof parse> {
   try {
+    // node-postgres keeps a `%` that starts no escape as it is, so `pa%ZZ` would reach the server as
+    // a password no one wrote: refused here, as a URL that cannot be read.
+    if (/%(?![0-9A-Fa-f]{2})/.test(url)) throw new Error('a % that is not followed by two hexadecimal digits; write % itself as %25');
     return parse(url);
   } catch (e) {
     const reason = String((e as { message?: unknown } | null)?.message ?? e);

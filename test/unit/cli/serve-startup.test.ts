@@ -134,6 +134,12 @@ test('a PostgreSQL URL that cannot be read (a # in the password): one line sayin
   expect(r.stderr).not.toContain('ss/word');
 });
 
+test('a PostgreSQL URL with a % that starts no escape: refused as a URL that cannot be read, without the password', async () => {
+  const r = await serve('--db', 'postgres://ecn:pa%ZZss@db.example.com:5432/ecn');
+  expectOneLineFailure(r, /ecn-odata serve: --db '.*' is not a PostgreSQL URL that can be read \(a % that is not followed by two hexadecimal digits; write % itself as %25\)/);
+  expect(r.stderr).not.toContain('pa%ZZss');
+});
+
 test('a PostgreSQL URL whose server accepts the connection and never answers: one line after the connect wait, exit 1', async () => {
   const silent = net.createServer(() => undefined);
   await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
