@@ -33,8 +33,9 @@ interface Outcome {
   readonly etag: string | undefined;
 }
 
+/** A 2xx, or the 304 of a conditional GET (core/conditional-get.ts): the request did what was asked. */
 function succeeded(res: ODataResponse): boolean {
-  return res.status >= 200 && res.status < 300;
+  return (res.status >= 200 && res.status < 300) || res.status === 304;
 }
 
 function header(res: ODataResponse, name: string): string | undefined {

@@ -44,7 +44,10 @@ const NUMERIC_TYPES = new Set(['Edm.Byte', 'Edm.SByte', 'Edm.Int16', 'Edm.Int32'
 function literalTyped(d: Dialect, e: BoundExpr, planned: SqlExpr, other: BoundExpr): SqlExpr {
   if (e.kind !== 'literal' || e.value === null || e.type.kind !== 'primitive' || other.type.kind !== 'primitive' || e.type.name === other.type.name) return planned;
   const type = LITERAL_TYPES[e.type.name];
-  return type === undefined || !NUMERIC_TYPES.has(other.type.name) ? planned : d.typedValue(planned, type);
+  if (type === undefined || !NUMERIC_TYPES.has(other.type.name)) return planned;
+  // A whole number written as a decimal (5.0) beside an integer is that integer: an index on the integer still serves it.
+  if (isIntegral(other.type) && type !== 'INTEGER' && typeof e.value === 'number' && Number.isSafeInteger(e.value)) return d.typedValue(param(BigInt(e.value)), 'INTEGER');
+  return d.typedValue(planned, type);
 }
 
 /** Escapes `%`, `_` and the escape character for a LIKE pattern. */
@@ -135,9 +138,11 @@ export function planExpression(e: BoundExpr, scope: QueryScope, ctx: ExprPlanCon
     case 'arithmetic': {
       // Integers in 64 bits on every engine (SQLite's own width): Int32 operands may not overflow at 2^31.
       // An integer operand that is itself arithmetic is 64-bit already.
-      const wide = (x: BoundExpr): SqlExpr => (isIntegral(e.type) && !((x.kind === 'arithmetic' || x.kind === 'negate') && isIntegral(x.type)) ? d.wideInteger(plan(x)) : plan(x));
-      const left = wide(e.left);
-      const right = wide(e.right);
+      // A literal beside a value of another numeric type is typed as itself (`sourceSequence add 0.5`).
+      const wide = (x: BoundExpr, other: BoundExpr): SqlExpr =>
+        isIntegral(e.type) && !((x.kind === 'arithmetic' || x.kind === 'negate') && isIntegral(x.type)) ? d.wideInteger(plan(x)) : literalTyped(d, x, plan(x), other);
+      const left = wide(e.left, e.right);
+      const right = wide(e.right, e.left);
       const op = e.operator;
       switch (op) {
         case 'add':

@@ -162,6 +162,24 @@ describe('If-None-Match', () => {
     expect(multipart.text).toContain(`\r\n\r\nHTTP/1.1 304 Not Modified\r\nETag: ${etag}\r\nOData-Version: 4.0\r\n\r\n\r\n--batchresponse_`);
   });
 
+  test('in a $batch a 304 is not a failure: the parts after it run, and one that depends on it too', async () => {
+    const { id, etag } = await newEcn();
+    const other = await newEcn();
+    const url = (key: string): string => `companies(${t.companyIds[0]})/engChangeNotices(${key})?$select=number`;
+    // Multipart stops at the first failure unless continue-on-error is asked for: the 304 must not stop it.
+    const part = (key: string, extra: string): string => `--b\r\nContent-Type: application/http\r\nContent-Transfer-Encoding: binary\r\n\r\nGET ${url(key)} HTTP/1.1\r\n${extra}\r\n`;
+    const body = `${part(id, `If-None-Match: ${etag}\r\n`)}${part(other.id, '')}--b--\r\n`;
+    const multipart = await t.call('POST', '/$batch', { body: Buffer.from(body), headers: { 'Content-Type': 'multipart/mixed;boundary=b' } });
+    expect(multipart.text.match(/HTTP\/1\.1 \d+/g)).toEqual(['HTTP/1.1 304', 'HTTP/1.1 200']);
+    const requests = [
+      { id: '1', method: 'GET', url: url(id), headers: { 'if-none-match': etag } },
+      { id: '2', dependsOn: ['1'], method: 'GET', url: url(other.id) },
+      { id: '3', method: 'GET', url: '$1' },
+    ];
+    const json = await t.call('POST', '/$batch', { body: { requests } });
+    expect((json.json.responses as { id: string; status: number }[]).map((r) => [r.id, r.status])).toEqual([['1', 304], ['2', 200], ['3', 200]]);
+  });
+
   test('through the HTTP listener: GET and HEAD answer 304 with no body', async () => {
     const { id, etag } = await newEcn();
     const app = createExpressApp(t.service);

@@ -41,6 +41,14 @@ test('aggregating such products: the sums of 64-bit values', async () => {
   expect(Object.fromEntries(r.json.value.map((g: { status: string; s: number }) => [g.status, Number(g.s)]))).toEqual(Object.fromEntries(sums));
 });
 
+test('decimals beside integers in arithmetic', async () => {
+  expect(await numbers('sourceSequence add 0.5 gt 1')).toEqual(where((e) => e.sourceSequence + 0.5 > 1));
+  expect(await numbers('sourceSequence mul 2.5 gt 2')).toEqual(where((e) => e.sourceSequence * 2.5 > 2));
+  expect(await numbers('-sourceSequence add 0.5 lt 0')).toEqual(where((e) => -e.sourceSequence + 0.5 < 0));
+  expect(await numbers('length(number) add 0.5 gt 0')).toEqual(where(() => true));
+  expect(await numbers('engChangeNoticeBOMLines/$count add 0.5 gt 0')).toEqual(where(() => true));
+});
+
 test('literals wider than the Int32 property they are compared with', async () => {
   expect(await numbers('sourceSequence eq 3000000000')).toEqual([]);
   expect(await numbers('sourceSequence lt 3000000000')).toEqual(where(() => true));
@@ -48,6 +56,8 @@ test('literals wider than the Int32 property they are compared with', async () =
   expect(await numbers('sourceSequence gt -99999999999999999999')).toEqual(where(() => true));
   expect(await numbers('sourceSequence in (1, 3000000000)')).toEqual(where((e) => e.sourceSequence === 1));
   expect(await numbers('sourceSequence eq 1.5')).toEqual([]);
+  const first = ecns[0]?.sourceSequence as number;
+  expect(await numbers(`sourceSequence eq ${first}.0`)).toEqual(where((e) => e.sourceSequence === first));
   expect(await numbers('sourceSequence gt 1.5')).toEqual(where((e) => e.sourceSequence > 1.5));
 });
 
