@@ -62,8 +62,8 @@ export function readJsonBody(req: ODataRequest, maxDepth: number): unknown {
  * §13.2.2's order: If-Match first (`ifMatchRequired` makes a missing one a 428, OData 4.01 Part 1
  * §8.2.4: If-None-Match does not stand in for it; a stale one is a 412), then If-None-Match, whose `*`
  * or a listed current ETag is a 412 (§8.2.5: the operation "MUST only be invoked if the If-Match or
- * If-None-Match condition is satisfied"; OpenUI5 sends `If-None-Match: *` to mean "only if it does not
- * exist yet", and it does).
+ * If-None-Match condition is satisfied"). OpenUI5 sends `If-None-Match: *` to write only what does not
+ * exist yet: an existing entity is then a 412, or the 428 first where If-Match is required and missing.
  */
 export function checkPreconditions(req: ODataRequest, currentEtag: string, ifMatchRequired: boolean): void {
   const ifMatch = req.headers['if-match'];
