@@ -32,4 +32,6 @@ export const APPLY = {
   concat: ecn('$apply=groupby((status),aggregate($count%20as%20n))/concat(aggregate($count%20as%20groups),top(1))'),
   statusFiltered: ecn("$apply=filter(status%20ne%20'Closed'%20and%20changeReason/description%20ne%20null)/groupby((status),aggregate($count%20as%20n,$count%20as%20again))"),
   statusOnly: ecn('$apply=groupby((status))'),
+  bySourceType: ecn('$apply=groupby((sourceType),aggregate($count%20as%20n))'),
+  statusSum: ecn('$apply=groupby((status),aggregate($count%20as%20n,sourceSequence%20with%20sum%20as%20s))'),
 } as const satisfies Record<string, ApplyCase>;

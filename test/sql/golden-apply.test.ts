@@ -208,3 +208,13 @@ test('groupby((status)) alone: the members that have rows, nothing counted', () 
   );
   expect(q.run()).toEqual([...new Set(ecns.map((e) => e.status))].sort(ascending).map((status) => ({ status })));
 });
+
+test('the GROUP BY stays where members are not the way: an enum no model index starts with, or an aggregate that reads the rows', () => {
+  const bySource = aggregated(APPLY.bySourceType);
+  expect(bySource.compiled.sql).toBe(`SELECT "r"."c0" AS "c0", "r"."c1" AS "c1" FROM (SELECT "t0"."sourceType" AS "c0", count(*) AS "c1" FROM ${ECN_TABLE} ${A_ONLY} GROUP BY "t0"."sourceType") AS "r" ORDER BY "r"."c0" ASC`);
+  expect(bySource.run()).toEqual([...groups(ecns, (e) => [e.sourceType ?? '_x0020_']).values()].map((g) => ({ sourceType: g.key[0], n: g.rows.length })).sort((a, b) => byKeys(a, b, ['sourceType'])));
+  const withSum = aggregated(APPLY.statusSum);
+  expect(withSum.compiled.sql).toContain('GROUP BY "t0"."status"');
+  const sums = [...groups(ecns, (e) => [e.status]).values()].map((g) => ({ status: g.key[0], n: g.rows.length, s: g.rows.reduce((t, e) => t + Number(e.sourceSequence ?? 0), 0) }));
+  expect(withSum.run()).toEqual(sums.sort((a, b) => byKeys(a, b, ['status'])));
+});
