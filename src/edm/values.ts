@@ -169,10 +169,12 @@ export function literalToStored(lit: Literal, p: Property): { ok: true; value: S
       return bad(describe(lit));
     case 'Edm.String':
       return lit.kind === 'string' ? { ok: true, value: lit.value } : bad(describe(lit));
-    case 'Edm.Int32':
-      // A key past Int32 can name no row: refused as SQLite and PostgreSQL would otherwise answer it differently (404, out of range).
-      if (lit.kind === 'integer' && (Number(lit.value) < -2147483648 || Number(lit.value) > 2147483647)) return bad(String(lit.value));
-      return lit.kind === 'integer' ? { ok: true, value: Number(lit.value) } : bad(describe(lit));
+    case 'Edm.Int32': {
+      if (lit.kind !== 'integer') return bad(describe(lit));
+      // A key past Int32 can name no row: refused, as SQLite and PostgreSQL would otherwise answer it differently (404, out of range).
+      const n = Number(lit.value);
+      return n >= -2147483648 && n <= 2147483647 ? { ok: true, value: n } : bad(String(lit.value));
+    }
     case 'Edm.Int64':
       return lit.kind === 'integer' ? { ok: true, value: Number(lit.value) } : bad(describe(lit));
     case 'Edm.Decimal':

@@ -136,13 +136,16 @@ export function planExpression(e: BoundExpr, scope: QueryScope, ctx: ExprPlanCon
     case 'not':
       return { kind: 'not', operand: plan(e.operand, true) };
     case 'arithmetic': {
-      // Integers in 64 bits on every engine (SQLite's own width): Int32 operands may not overflow at 2^31.
-      // An integer operand that is itself arithmetic is 64-bit already.
-      // A literal beside a value of another numeric type is typed as itself (`sourceSequence add 0.5`).
-      const wide = (x: BoundExpr, other: BoundExpr): SqlExpr =>
-        isIntegral(e.type) && !((x.kind === 'arithmetic' || x.kind === 'negate') && isIntegral(x.type)) ? d.wideInteger(plan(x)) : literalTyped(d, x, plan(x), other);
-      const left = wide(e.left, e.right);
-      const right = wide(e.right, e.left);
+      const operand = (x: BoundExpr, other: BoundExpr): SqlExpr => {
+        // A literal beside a value of another numeric type is typed as itself (`sourceSequence add 0.5`).
+        if (!isIntegral(e.type)) return literalTyped(d, x, plan(x), other);
+        // Integers in 64 bits on every engine (SQLite's own width), so Int32 operands do not overflow at
+        // 2^31; an operand that is integer arithmetic itself is 64-bit already.
+        const wideAlready = (x.kind === 'arithmetic' || x.kind === 'negate') && isIntegral(x.type);
+        return wideAlready ? plan(x) : d.wideInteger(plan(x));
+      };
+      const left = operand(e.left, e.right);
+      const right = operand(e.right, e.left);
       const op = e.operator;
       switch (op) {
         case 'add':
