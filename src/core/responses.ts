@@ -68,11 +68,6 @@ export function collectionJoinedResponse(entities: string | Uint8Array, context:
   return { status: 200, headers: { 'Content-Type': jsonContentType(format), 'OData-Version': '4.0' }, body };
 }
 
-/** A whole collection (no next link) whose `value` array is one JSON text already (written by the database). */
-export function collectionArrayTextResponse(array: string, context: string, format: JsonFormat, count: number | undefined): ODataResponse {
-  return { status: 200, headers: { 'Content-Type': jsonContentType(format), 'OData-Version': '4.0' }, body: `${collectionTextHead(context, format, count)}${array}}` };
-}
-
 /** One entity whose JSON text was written by the database, with its ETag header: the same bytes as entityResponse. */
 export function entityTextResponse(status: number, entity: string, etag: string, context: string, format: JsonFormat): ODataResponse {
   const body = format.metadata !== 'none' ? `{"@odata.context":${JSON.stringify(context)},${entity.slice(1)}` : entity;

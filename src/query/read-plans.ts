@@ -27,9 +27,10 @@ export interface ReadPlan {
   /** The page of a collection, or the one entity. */
   readonly rows: CompiledQuery;
   /**
-   * Set when `rows` gives a collection's whole page as one row whose `_page` column is the JSON array
-   * of its entities (the database writes JSON and no next page can follow): one string instead of a
-   * string and a row array per entity, about a third less time for a 100-row page.
+   * Set when `rows` gives a collection's whole page as one row whose `_page` column is the JSON texts
+   * of its entities joined by commas, NULL for none (the database writes JSON and no next page can
+   * follow): one string instead of a string and a row array per entity, about a third less time for a
+   * 100-row page.
    */
   readonly pageText?: true;
   /**
@@ -77,11 +78,13 @@ const PAGE_TEXT_MAX_ROWS = 50_000;
 export const PAGE_ALIAS = '_page';
 
 /**
- * `[e1,e2,...]` of the entity JSON texts of a page read, in its order (SQLite aggregates the rows of
- * an ordered subquery in that order, as expanded collections rely on too); `[]` for no rows.
+ * `e1,e2,...` of the entity JSON texts of a page read, in its order (SQLite aggregates the rows of
+ * an ordered subquery in that order, as expanded collections rely on too); NULL for no rows. The
+ * response brackets it: in SQL the brackets copied the whole page twice more (a 100-row page of ECNs,
+ * 61 KB: 300 -> 255 µs for the statement in a loop).
  */
 function pageTextStatement(dialect: Dialect, rows: SelectNode): SelectNode {
-  const page = dialect.jsonTextArrayAgg(col('p', JSON_ALIAS));
+  const page = dialect.jsonTextList(col('p', JSON_ALIAS));
   return select({ columns: [{ expr: page, alias: PAGE_ALIAS }], from: { kind: 'derived', query: rows, alias: 'p' } });
 }
 

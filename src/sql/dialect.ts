@@ -97,6 +97,11 @@ export interface Dialect {
   jsonArrayAgg(rowJson: SqlExpr): SqlExpr;
   /** Aggregate: `[a,b,...]` as plain text from JSON texts (no re-parsing), `[]` for an empty group. */
   jsonTextArrayAgg(rowJson: SqlExpr): SqlExpr;
+  /**
+   * Aggregate: `a,b,...` of JSON texts, NULL for an empty group: a page's entities, which the caller
+   * brackets (the database need not copy the whole page again to add two characters).
+   */
+  jsonTextList(rowJson: SqlExpr): SqlExpr;
   /** Text concatenation of the parts (a NULL part makes the whole NULL). */
   concat(parts: readonly SqlExpr[]): SqlExpr;
   /** A stored 0/1 boolean as a JSON member value: JSON true/false, NULL stays NULL. */

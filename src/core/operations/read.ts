@@ -18,7 +18,7 @@ import { rowEtag, type ExpandShape } from '../../serialize/entity-json.js';
 import { negotiateJson, jsonContentType } from '../format.js';
 import type { OperationContext } from '../operation-context.js';
 import type { ODataResponse } from '../request.js';
-import { collectionArrayTextResponse, collectionJoinedResponse, collectionResponse, entityResponse, entityTextResponse, jsonResponse, noContent } from '../responses.js';
+import { collectionJoinedResponse, collectionResponse, entityResponse, entityTextResponse, jsonResponse, noContent } from '../responses.js';
 import { recordNotFound, resolvePath, type ResolvedPath } from '../resolve-path.js';
 import { andThen } from '../../util/maybe-promise.js';
 import { SORT_PREFIX } from '../../query/plan-page.js';
@@ -117,9 +117,9 @@ function readCollectionOf(ctx: OperationContext, resolved: ResolvedPath): ODataR
     const count = counted ? Number(countRow?.[COUNT_ALIAS] ?? 0) : undefined;
     const first = results[0] as StepResult;
     if (plan.pageText === true) {
-      // One row: the page's entities as one JSON array text (read-plans.ts); no next page can follow.
-      const array = (rowOf(first)?.[PAGE_ALIAS] as string | undefined) ?? '[]';
-      if (array.length <= budget || plan.streamRows === undefined) return withPreference(collectionArrayTextResponse(array, context, format, count));
+      // One row: the page's entities as JSON texts joined by commas, NULL for none (read-plans.ts); no next page can follow.
+      const entities = (rowOf(first)?.[PAGE_ALIAS] as string | null | undefined) ?? '';
+      if (entities.length <= budget || plan.streamRows === undefined) return withPreference(collectionJoinedResponse(entities, context, format, count, undefined));
       // Past the budget: the same page streamed, ended at the budget with a next link.
       const streamRows = plan.streamRows;
       const stream = (q: CompiledQuery): ReadStep[] => [{ kind: 'page', query: q, size: page.size, budget }];

@@ -175,6 +175,7 @@ export const postgresDialect: Dialect = {
   jsonObject,
   jsonArrayAgg: jsonTextArrayAgg,
   jsonTextArrayAgg,
+  jsonTextList: (rowJson) => call('string_agg', rowJson, p(',')),
   concat,
   // int4() takes a stored smallint 0/1 and a condition (a computed `exists`) alike (boolean has no cast to bigint); NULL stays NULL.
   jsonBoolean: (e) => bin('=', call('int4', e), c(1)),
