@@ -50,6 +50,30 @@ function literalTyped(d: Dialect, e: BoundExpr, planned: SqlExpr, other: BoundEx
   return d.typedValue(planned, type);
 }
 
+/** How a numeric literal operand of arithmetic is typed: decimals as the doubles they are stored as. */
+const OPERAND_TYPES: Partial<Record<string, 'INTEGER' | 'REAL'>> = {
+  'Edm.Byte': 'INTEGER',
+  'Edm.SByte': 'INTEGER',
+  'Edm.Int16': 'INTEGER',
+  'Edm.Int32': 'INTEGER',
+  'Edm.Int64': 'INTEGER',
+  'Edm.Decimal': 'REAL',
+  'Edm.Double': 'REAL',
+  'Edm.Single': 'REAL',
+};
+
+/**
+ * `planned`, typed as its own type when `e` is a numeric literal operand of arithmetic whose result is
+ * not an integer: whatever stands beside it (`sourceSequence div 2.0` is 3.5, not integer division;
+ * `0.1 add 0.2` has no other operand to take a type from; PostgreSQL would read `quantityPer div 0.1`'s
+ * divisor as the integer of its NULLIF(…, 0)). Decimals are doubles, as the values they meet are stored.
+ */
+function operandTyped(d: Dialect, e: BoundExpr, planned: SqlExpr): SqlExpr {
+  if (e.kind !== 'literal' || e.value === null || e.type.kind !== 'primitive') return planned;
+  const type = OPERAND_TYPES[e.type.name];
+  return type === undefined ? planned : d.typedValue(planned, type);
+}
+
 /** Escapes `%`, `_` and the escape character for a LIKE pattern. */
 export function escapeLike(text: string, escape: string): string {
   let out = '';
@@ -136,16 +160,15 @@ export function planExpression(e: BoundExpr, scope: QueryScope, ctx: ExprPlanCon
     case 'not':
       return { kind: 'not', operand: plan(e.operand, true) };
     case 'arithmetic': {
-      const operand = (x: BoundExpr, other: BoundExpr): SqlExpr => {
-        // A literal beside a value of another numeric type is typed as itself (`sourceSequence add 0.5`).
-        if (!isIntegral(e.type)) return literalTyped(d, x, plan(x), other);
+      const operand = (x: BoundExpr): SqlExpr => {
+        if (!isIntegral(e.type)) return operandTyped(d, x, plan(x));
         // Integers in 64 bits on every engine (SQLite's own width), so Int32 operands do not overflow at
         // 2^31; an operand that is integer arithmetic itself is 64-bit already.
         const wideAlready = (x.kind === 'arithmetic' || x.kind === 'negate') && isIntegral(x.type);
         return wideAlready ? plan(x) : d.wideInteger(plan(x));
       };
-      const left = operand(e.left, e.right);
-      const right = operand(e.right, e.left);
+      const left = operand(e.left);
+      const right = operand(e.right);
       const op = e.operator;
       switch (op) {
         case 'add':

@@ -49,6 +49,38 @@ test('decimals beside integers in arithmetic', async () => {
   expect(await numbers('engChangeNoticeBOMLines/$count add 0.5 gt 0')).toEqual(where(() => true));
 });
 
+test('decimal literals in arithmetic are decimals: no integer division, no untyped operands', async () => {
+  const all = where(() => true);
+  expect(await numbers('sourceSequence div 2.0 eq 3.5')).toEqual(where((e) => e.sourceSequence / 2 === 3.5));
+  expect(await numbers('sourceSequence div 4.0 gt 1.5')).toEqual(where((e) => e.sourceSequence / 4 > 1.5));
+  expect(await numbers('2.0 add sourceSequence lt 2.5')).toEqual(where((e) => 2 + e.sourceSequence < 2.5));
+  expect(await numbers('1.0 div 4 eq 0.25')).toEqual(all);
+  expect(await numbers('2.0 div 4 gt 0')).toEqual(all);
+  expect(await numbers('0.5 div 0.5 ge 1')).toEqual(all);
+  expect(await numbers('2.0 divby -1.5 lt 0')).toEqual(all);
+  expect(await numbers('1e1 add 1e0 eq 11')).toEqual(all);
+  expect(await numbers('-0.25 mul -1.5 eq 0.375')).toEqual(all);
+  expect(await numbers('0.5 sub 0.5 ge 1')).toEqual([]);
+  // Decimals are stored and computed as doubles on both engines: 0.1 + 0.2 is not 0.3 on either.
+  expect(await numbers('0.1 add 0.2 eq 0.3')).toEqual(0.1 + 0.2 === 0.3 ? all : []);
+  expect(await numbers('0.1 mul 3 eq 0.3')).toEqual(0.1 * 3 === 0.3 ? all : []);
+  const lines: { quantityPer: number }[] = (await t.call('GET', '/engChangeNoticeBOMLines?$select=quantityPer')).json.value;
+  expect(lines.length).toBeGreaterThan(3);
+  const count = async (filter: string): Promise<number> => {
+    const r = await t.call('GET', `/engChangeNoticeBOMLines?$count=true&$top=0&$filter=${encodeURIComponent(filter)}`);
+    expect([filter, r.status]).toEqual([filter, 200]);
+    return r.json['@odata.count'];
+  };
+  const q = lines.map((l) => l.quantityPer);
+  expect(await count('quantityPer div 0.5 gt 1')).toBe(q.filter((x) => x / 0.5 > 1).length);
+  expect(await count('quantityPer div -0.25 lt -1')).toBe(q.filter((x) => x / -0.25 < -1).length);
+  expect(await count('quantityPer divby 0.1 ge 10')).toBe(q.filter((x) => x / 0.1 >= 10).length);
+  const agg = await t.call('GET', `/engChangeNoticeBOMLines?$apply=${encodeURIComponent('aggregate(quantityPer mul 0.5 with sum as s,quantityPer div 0.5 with max as m)')}`);
+  expect(agg.status).toBe(200);
+  expect(agg.json.value[0].s).toBeCloseTo(q.reduce((a, x) => a + x * 0.5, 0), 6);
+  expect(agg.json.value[0].m).toBe(Math.max(...q.map((x) => x / 0.5)));
+});
+
 test('literals wider than the Int32 property they are compared with', async () => {
   expect(await numbers('sourceSequence eq 3000000000')).toEqual([]);
   expect(await numbers('sourceSequence lt 3000000000')).toEqual(where(() => true));
