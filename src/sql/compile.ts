@@ -153,6 +153,18 @@ function hasNestedSelect(s: SelectNode): boolean {
   );
 }
 
+/**
+ * A GROUP BY term: an expression the SELECT list also returns is named by its position there, unless
+ * it is a plain column. Written out again, its parameters would get other numbers, and PostgreSQL
+ * would then not see the grouped expression in the SELECT list ("subquery uses ungrouped column" for
+ * a computed property, whose subqueries read the row). Both engines take `GROUP BY 1`.
+ */
+function writeGroupTerm(w: SqlWriter, columns: readonly SelectColumn[], g: SqlExpr): void {
+  const position = g.kind === 'column' ? -1 : columns.findIndex((c) => c.expr === g);
+  if (position < 0) writeExpr(w, g);
+  else w.write(String(position + 1));
+}
+
 /** `expr AS "alias", ...` */
 function writeColumns(w: SqlWriter, columns: readonly SelectColumn[]): void {
   w.list(columns, (c) => {
@@ -206,7 +218,7 @@ function writeSelect(w: SqlWriter, s: SelectNode, top = false): void {
   }
   if (s.groupBy !== undefined && s.groupBy.length > 0) {
     w.write(' GROUP BY ');
-    w.list(s.groupBy, (g) => writeExpr(w, g));
+    w.list(s.groupBy, (g) => writeGroupTerm(w, s.columns, g));
   }
   if (s.orderBy.length > 0) {
     w.write(' ORDER BY ');

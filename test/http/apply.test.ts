@@ -97,6 +97,19 @@ describe('navigation paths, decimals, enums and nulls', () => {
     expect(d.json.value[0].distinct).toBe(new Set(ecns.map((e) => e['drawingNumber']).filter((v) => v !== null)).size);
   });
 
+  test('grouping by a computed property, alone and beside a stored one (PostgreSQL answered 500: the GROUP BY names it by position)', async () => {
+    const tasks: Record<string, unknown>[] = (await get('/engChangeOrderTasks?$select=status,assignedEmail&$top=20000')).json.value;
+    expect(new Set(tasks.map((x) => x['assignedEmail'])).size).toBeGreaterThan(1);
+    const one = await get(`/engChangeOrderTasks?$apply=${q('groupby((assignedEmail),aggregate($count as n))')}&$top=20000`);
+    expect(one.status).toBe(200);
+    expect(Object.fromEntries(one.json.value.map((v: { assignedEmail: string; n: number }) => [v.assignedEmail, v.n]))).toEqual(countBy(tasks, (x) => x['assignedEmail']));
+    const two = await get(`/engChangeOrderTasks?$apply=${q('groupby((status,assignedEmail),aggregate($count as n))/orderby(n desc)')}&$top=20000`);
+    expect(two.status).toBe(200);
+    expect(Object.fromEntries(two.json.value.map((v: { status: string; assignedEmail: string; n: number }) => [`${v.status}|${v.assignedEmail}`, v.n]))).toEqual(countBy(tasks, (x) => `${String(x['status'])}|${String(x['assignedEmail'])}`));
+    const ecnReasons = await get(`/engChangeNotices?$apply=${q('groupby((changeReasonDescription),aggregate($count as n))')}&$top=20000`);
+    expect(Object.fromEntries(ecnReasons.json.value.map((v: { changeReasonDescription: string | null; n: number }) => [String(v.changeReasonDescription), v.n]))).toEqual(countBy(ecns, (e) => e['changeReasonDescription']));
+  });
+
   test('aggregate alone: one instance with average, min, max of the whole set', async () => {
     const seq = ecns.map((e) => Number(e['sourceSequence']));
     const r = await get(`/engChangeNotices?$apply=${q('aggregate(sourceSequence with average as avg,sourceSequence with min as lo,sourceSequence with max as hi,creationDate with max as latest,$count as n)')}`);

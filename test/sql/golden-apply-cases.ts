@@ -34,4 +34,5 @@ export const APPLY = {
   statusOnly: ecn('$apply=groupby((status))'),
   bySourceType: ecn('$apply=groupby((sourceType),aggregate($count%20as%20n))'),
   statusSum: ecn('$apply=groupby((status),aggregate($count%20as%20n,sourceSequence%20with%20sum%20as%20s))'),
+  byReason: ecn('$apply=groupby((changeReasonDescription),aggregate($count%20as%20n))'),
 } as const satisfies Record<string, ApplyCase>;

@@ -209,6 +209,15 @@ test('groupby((status)) alone: the members that have rows, nothing counted', () 
   expect(q.run()).toEqual([...new Set(ecns.map((e) => e.status))].sort(ascending).map((status) => ({ status })));
 });
 
+test('a computed property is grouped by its position in the SELECT list (written again, PostgreSQL would not match it: its parameters renumbered)', () => {
+  const q = aggregated(APPLY.byReason);
+  const reason = '(SELECT "t1"."description" FROM "changeReasons" AS "t1" WHERE (("t1"."code" = "t0"."changeReasonCode") AND ("t1"."_companyId" = "t0"."_companyId")) LIMIT 1)';
+  expect(q.compiled.sql).toBe(`SELECT "r"."c0" AS "c0", "r"."c1" AS "c1" FROM (SELECT ${reason} AS "c0", count(*) AS "c1" FROM ${ECN_TABLE} ${A_ONLY} GROUP BY 1) AS "r" ORDER BY "r"."c0" ASC`);
+  const description = new Map(REASONS);
+  const expected = [...groups(ecns, (e) => [typeof e.changeReasonCode === 'string' ? (description.get(e.changeReasonCode) ?? null) : null]).values()].map((g) => ({ changeReasonDescription: g.key[0], n: g.rows.length }));
+  expect(q.run()).toEqual(expected.sort((a, b) => byKeys(a, b, ['changeReasonDescription'])));
+});
+
 test('the GROUP BY stays where members are not the way: an enum no model index starts with, or an aggregate that reads the rows', () => {
   const bySource = aggregated(APPLY.bySourceType);
   expect(bySource.compiled.sql).toBe(`SELECT "r"."c0" AS "c0", "r"."c1" AS "c1" FROM (SELECT "t0"."sourceType" AS "c0", count(*) AS "c1" FROM ${ECN_TABLE} ${A_ONLY} GROUP BY "t0"."sourceType") AS "r" ORDER BY "r"."c0" ASC`);
