@@ -110,8 +110,12 @@ function planOne(input: QueryPlanInput, nav: NavigationProperty, options: Expand
       return rowObject(input.dialect, [...cols, ...expandCols, ...countCols], nestedJson);
     };
     const where = and(navigationCondition(nav, scope.alias, innerScope.alias), nested.read.where?.(innerScope));
-    // Ties are broken by the row order the indexes hold (no client pages inside an expansion), not the key.
-    const order = [...(nested.read.orderBy?.(innerScope) ?? []), { expr: input.dialect.rowOrder(innerScope.alias, target.key.name), direction: 'ASC' as const, notNull: true }];
+    // Ties of the model's default order are broken by the row order the indexes hold (no client pages
+    // inside an expansion), which spares SQLite a sort by the key per parent; a type without one, or a
+    // client's $orderby, is ordered by the key, as the navigation path is (and every engine is alike).
+    const byRows = !nested.ordered && target.defaultOrderBy.length > 0;
+    const tieBreak = byRows ? input.dialect.rowOrder(innerScope.alias, target.key.name) : col(innerScope.alias, target.key.name);
+    const order = [...(nested.read.orderBy?.(innerScope) ?? []), { expr: tieBreak, direction: 'ASC' as const, notNull: true }];
     const query = select({
       columns: [{ expr: row(), alias: '_row' }],
       from: { kind: 'table', table: target.table, alias: innerScope.alias },
