@@ -16,8 +16,6 @@ export type WorkerMessage = { readonly kind: 'listening'; readonly port: number 
 /** The most workers `--workers` takes. */
 export const MAX_WORKERS = 64;
 
-/** How long a stopping worker gets before it is killed, ms. */
-const STOP_GRACE_MS = 10_000;
 /** A replacement for a worker that died sooner than this after it started waits this long first, ms (no restart storm). */
 const RESTART_PAUSE_MS = 1_000;
 
@@ -37,9 +35,10 @@ export function tellPrimary(message: WorkerMessage): Promise<void> {
 /**
  * Forks `count` workers running `serve` with `args` and resolves with the port they listen on once
  * all of them do; rejects with the first worker's StartupError (every worker stopped). After that,
- * keeps them running until SIGTERM/SIGINT (see the file comment).
+ * keeps them running until SIGTERM/SIGINT (see the file comment), when each worker gets
+ * `stopGraceMs` to answer its requests in progress and exit before it is killed.
  */
-export async function runWorkers(count: number, args: readonly string[]): Promise<number> {
+export async function runWorkers(count: number, args: readonly string[], stopGraceMs: number): Promise<number> {
   cluster.setupPrimary({ args: ['serve', ...args] });
   const started = new Map<Worker, number>();
   let stopping = false;
@@ -85,7 +84,7 @@ export async function runWorkers(count: number, args: readonly string[]): Promis
     for (const w of alive) w.process.kill('SIGTERM');
     const killer = setTimeout(() => {
       for (const w of alive) if (w.process.exitCode === null) w.process.kill('SIGKILL');
-    }, STOP_GRACE_MS);
+    }, stopGraceMs);
     void Promise.all(alive.map((w) => (w.process.exitCode !== null || w.process.signalCode !== null ? undefined : new Promise((resolve) => w.process.once('exit', resolve))))).then(() => {
       clearTimeout(killer);
       process.exit(0);

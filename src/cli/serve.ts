@@ -9,6 +9,7 @@ import path from 'node:path';
 import { defaultOptions } from '../config.js';
 import { createService, type Service } from '../service.js';
 import { createRequestListener } from '../http/express-app.js';
+import { GracefulStop } from '../http/graceful-stop.js';
 import { isOrigin } from '../http/cors.js';
 import { businessRules } from '../rules/index.js';
 import { DEMO_DEFAULT_COMPANY, seedDemoIfEmpty, seedDemoUsers } from '../seed/demo.js';
@@ -159,11 +160,12 @@ async function startServing(argv: string[]): Promise<Server | undefined> {
   }
   if (workers !== undefined && !worker) {
     await service.close();
-    const port0 = await runWorkers(workers, argv.filter((arg, i) => arg !== '--workers' && argv[i - 1] !== '--workers' && !arg.startsWith('--workers=')));
+    const port0 = await runWorkers(workers, argv.filter((arg, i) => arg !== '--workers' && argv[i - 1] !== '--workers' && !arg.startsWith('--workers=')), stopGraceMs(service) + WORKER_EXIT_MS);
     printBanner(host, port0, service.model.service.serviceRoot, dbFile, admin, workers);
     return undefined;
   }
-  const listener = createRequestListener(service);
+  const graceful = new GracefulStop();
+  const listener = graceful.track(createRequestListener(service));
   return await new Promise<Server>((resolve, reject) => {
     // The request listener on node's server, as express-app's listen does; the URL and token are printed
     // only from 'listening', never after a listen error (the callback of app.listen hears both).
@@ -178,14 +180,26 @@ async function startServing(argv: string[]): Promise<Server | undefined> {
       else printBanner(host, actualPort, service.model.service.serviceRoot, dbFile, admin, undefined);
       resolve(server);
     });
+    // The requests in progress are answered before the database closes (http/graceful-stop.ts); a
+    // second signal finds no handler left and ends the process at once.
     const stop = (): void => {
-      server.close();
-      void service.close().finally(() => process.exit(0));
+      void graceful
+        .stop(server, stopGraceMs(service))
+        .then(() => service.close())
+        .finally(() => process.exit(0));
     };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
 }
+
+/** How long a stopping server waits for its requests in progress: past their deadline, then they are cut off. */
+function stopGraceMs(service: Service): number {
+  return service.model.service.requestTimeoutMs + 1_000;
+}
+
+/** What a stopping worker may take beyond its grace period (closing the database) before the primary kills it. */
+const WORKER_EXIT_MS = 2_000;
 
 /** What `serve` prints once it listens (with --workers: once every worker listens). */
 function printBanner(host: string, port: number, serviceRoot: string, dbFile: string, admin: DemoToken | undefined, workers: number | undefined): void {
