@@ -11,10 +11,15 @@ type JsonSchema = Record<string, unknown>;
 const INT32 = { type: 'integer', minimum: -2147483648, maximum: 2147483647 };
 const NUMERIC_STRING = { type: 'string', pattern: '^[+-]?(\\d+(\\.\\d*)?|\\.\\d+)([eE][+-]?\\d+)?$' };
 
-/** The JSON Schema of one property's value. */
-/** A string without the NUL character. */
-const NO_NUL = '^[^\\u0000]*$';
+/**
+ * A string without the NUL character and without unpaired surrogates (ajv compiles patterns with the
+ * `u` flag: the range matches only a surrogate that is not half of a pair). Neither is text: PostgreSQL
+ * refuses NUL, and SQLite would store an unpaired surrogate as three replacement characters where
+ * PostgreSQL stores one.
+ */
+const NO_NUL = '^[^\\u0000\\uD800-\\uDFFF]*$';
 
+/** The JSON Schema of one property's value. */
 export function propertySchema(p: Property): JsonSchema {
   let s: JsonSchema;
   const t = p.type;
@@ -26,7 +31,7 @@ export function propertySchema(p: Property): JsonSchema {
         s = { type: 'string', format: 'uuid' };
         break;
       case 'Edm.String':
-        // No NUL character (U+0000): PostgreSQL's text cannot hold it, so neither engine stores one (uri/nul-character.ts).
+        // No NUL character (U+0000): PostgreSQL's text cannot hold it, so neither engine stores one (uri/nul-character.ts); nor an unpaired surrogate.
         s = p.maxLength === undefined ? { type: 'string', pattern: NO_NUL } : { type: 'string', maxLength: p.maxLength, pattern: NO_NUL };
         break;
       case 'Edm.Boolean':

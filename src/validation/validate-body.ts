@@ -154,6 +154,11 @@ function describeError(field: string, prop: Property | undefined, value: unknown
   if (t.name === 'Edm.String' && typeof value === 'string' && value.includes('\u0000')) {
     return `The field '${field}' contains the NUL character (U+0000), which no stored text can hold.`;
   }
+  const unpaired = t.name === 'Edm.String' && typeof value === 'string' ? /\p{Cs}/u.exec(value) : null;
+  if (unpaired !== null) {
+    const code = unpaired[0].charCodeAt(0).toString(16).toUpperCase();
+    return `The field '${field}' contains an unpaired surrogate (\\u${code} at position ${unpaired.index + 1}), which is not a character: text must be well-formed Unicode.`;
+  }
   if (t.name === 'Edm.String' && typeof value === 'string' && prop.maxLength !== undefined && value.length > prop.maxLength) {
     return `The length of the string is ${value.length}, but it must be less than or equal to ${prop.maxLength} characters. Field: '${field}'.`;
   }

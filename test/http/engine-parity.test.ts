@@ -120,3 +120,17 @@ test('the NUL character: 400 in a URL and in a body, on both engines, and nothin
   expect([comment.status, comment.json.error.target]).toEqual([400, 'comment']);
   expect((await t.call('GET', '/engChangeNotices?$count=true&$top=0')).json['@odata.count']).toBe(before);
 });
+
+test('an unpaired surrogate in a string value: 400 naming the field on both engines (SQLite stored three replacement characters, PostgreSQL one), nothing written; pairs are fine', async () => {
+  const before = (await t.call('GET', '/engChangeNotices?$count=true&$top=0')).json['@odata.count'];
+  // JSON escapes: JSON.parse makes them the unpaired surrogates (a JS string literal would reach the body as U+FFFD).
+  for (const value of ['a\\ud800b', '\\udfff', 'x\\ud83d']) {
+    const raw = `{"drawingNumber":"${value}"}`;
+    const post = await t.call('POST', '/engChangeNotices', { body: raw, headers: { 'Content-Type': 'application/json' } });
+    expect([raw, post.status, post.json.error.target]).toEqual([raw, 400, 'drawingNumber']);
+    expect(post.json.error.message).toMatch(/unpaired surrogate/);
+  }
+  expect((await t.call('GET', '/engChangeNotices?$count=true&$top=0')).json['@odata.count']).toBe(before);
+  const paired = await t.call('POST', '/engChangeNotices', { body: { drawingNumber: 'a\ud83d\ude00b' } });
+  expect([paired.status, paired.json.drawingNumber]).toEqual([201, 'a\u{1F600}b']);
+});

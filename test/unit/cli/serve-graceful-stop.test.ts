@@ -33,7 +33,8 @@ function getOnce(url: string, token: string): Promise<number | string> {
 test('SIGTERM: the request in progress is answered with Connection: close and stored, idle and new connections are refused, exit 0', async () => {
   const db = path.join(dir, 'db.sqlite');
   const server = await startServeProcess([], db);
-  const [ecn] = await (await fetch(`${server.url}/engChangeNotices?$top=1&$select=id`, { headers: { Authorization: `Bearer ${server.token}` } })).json().then((j: { value: { id: string }[] }) => j.value);
+  const list = (await (await fetch(`${server.url}/engChangeNotices?$top=1&$select=id`, { headers: { Authorization: `Bearer ${server.token}` } })).json()) as { value: { id: string }[] };
+  const [ecn] = list.value;
   const target = new URL(`${server.url}/engChangeNotices(${ecn?.id})/engChangeNoticeComments`);
 
   // An idle keep-alive connection, which the stop closes.
