@@ -68,6 +68,20 @@ function fits(kind: ArgKind, t: ExprType): boolean {
   }
 }
 
+/**
+ * matchesPattern()'s pattern is an ECMAScript regular expression (URL Conventions §5.1.1.7.1, read with
+ * the `u` flag): a literal that is none is a 400 saying why, on every engine (SQLite's function took it
+ * as matching nothing, PostgreSQL read it in its own dialect).
+ */
+function checkPattern(pattern: BoundExpr | undefined, scope: BindScope): void {
+  if (pattern?.kind !== 'literal' || typeof pattern.value !== 'string') return;
+  try {
+    new RegExp(pattern.value, 'u');
+  } catch (e) {
+    throw new UriSemanticError(`The pattern of matchesPattern() is not an ECMAScript regular expression: ${(e as Error).message}.`, scope.option, 'BadRequest_InvalidRequestUrl');
+  }
+}
+
 /** Binds a call; `bind` binds the arguments. */
 export function bindCall(expr: Extract<Expr, { kind: 'call' }>, scope: BindScope, bind: (e: Expr, s: BindScope) => BoundExpr): BoundExpr {
   const name = expr.name;
@@ -90,6 +104,7 @@ export function bindCall(expr: Extract<Expr, { kind: 'call' }>, scope: BindScope
       throw new UriSemanticError(`Argument ${i + 1} of ${name}() must be ${kind.replace(/-/g, ' ')}, not ${typeName(a.type)}.`, scope.option, 'BadRequest_InvalidRequestUrl');
     }
   });
+  if (name === 'matchesPattern') checkPattern(args[1], scope);
   const result: ExprType = sig.result === 'same' ? (args[0]?.type ?? prim('Edm.Decimal')) : prim(sig.result);
   return { kind: 'call', fn: name, args, type: result };
 }

@@ -8,6 +8,7 @@
  * Every PostgreSQL spelling of the query layer lives here (DDL text lives with the DDL).
  */
 import type { Dialect, DialectFunction, LateralJoins } from '../../sql/dialect.js';
+import { ecmaToPostgresRegex } from './postgres-regex.js';
 import type { SelectNode, SqlExpr } from '../../sql/nodes.js';
 import { quoteIdentifier } from '../../sql/quote-identifier.js';
 
@@ -49,7 +50,13 @@ const functions: Record<DialectFunction, (args: readonly SqlExpr[]) => SqlExpr> 
   toupper: (a) => call('odata_toupper', arg(a, 0)),
   trim: (a) => call('trim', arg(a, 0)),
   concat: (a) => bin('||', arg(a, 0), arg(a, 1)),
-  matchesPattern: (a) => call('odata_matches', arg(a, 0), arg(a, 1)),
+  // A literal pattern (ECMAScript) is translated into an ARE of the same meaning (postgres-regex.ts); a
+  // pattern read from a column runs as ARE.
+  matchesPattern: (a) => {
+    const pattern = arg(a, 1);
+    const translated = pattern.kind === 'param' && typeof pattern.value === 'string' ? p(ecmaToPostgresRegex(pattern.value)) : pattern;
+    return call('odata_matches', arg(a, 0), translated);
+  },
   year: datePart(1, 4),
   month: datePart(6, 2),
   day: datePart(9, 2),
