@@ -26,6 +26,30 @@ function regex(pattern: string): RegExp | null {
   return r;
 }
 
+/** `x` as the decimal its shortest text spells: `digits / 10^scale`, scale ≥ 0. */
+function decimalOf(x: number): { readonly digits: bigint; readonly scale: number } {
+  const m = /^(-?)(\d+)(?:\.(\d+))?(?:e([+-]\d+))?$/.exec(String(x)) as RegExpExecArray;
+  const fraction = m[3] ?? '';
+  const scale = fraction.length - Number(m[4] ?? 0);
+  const digits = BigInt(`${m[1]}${m[2]}${fraction}`);
+  return scale >= 0 ? { digits, scale } : { digits: digits * 10n ** BigInt(-scale), scale: 0 };
+}
+
+/**
+ * The true remainder of the decimals two doubles are written as (their shortest text), with the sign
+ * of the dividend, as PostgreSQL's numeric mod() computes it (its dialect): `7 mod 0.1` is 0, where the
+ * doubles' fmod gives 0.0999...; NULL for a zero divisor, as SQLite's mod() gives.
+ */
+export function decimalRemainder(a: number, b: number): number | null {
+  if (b === 0) return null;
+  if (!Number.isFinite(a) || !Number.isFinite(b)) return a % b;
+  const x = decimalOf(a);
+  const y = decimalOf(b);
+  const scale = Math.max(x.scale, y.scale);
+  const r = (x.digits * 10n ** BigInt(scale - x.scale)) % (y.digits * 10n ** BigInt(scale - y.scale));
+  return Number(`${r}e-${scale}`);
+}
+
 /** Registers the dialect's functions on a connection. */
 export function registerSqliteFunctions(raw: BetterSqlite3.Database): void {
   const text = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
@@ -36,6 +60,7 @@ export function registerSqliteFunctions(raw: BetterSqlite3.Database): void {
     const r = text(pattern) === null ? null : regex(String(pattern));
     return s === null || r === null ? null : r.test(s) ? 1 : 0;
   });
+  raw.function('odata_remainder', { deterministic: true }, (a: unknown, b: unknown) => (a === null || b === null ? null : decimalRemainder(Number(a), Number(b))));
   // Limits the database meets while a statement runs (an expanded collection past its cap) end it with a 400.
   raw.function('odata_raise_limit', { deterministic: false }, (message: unknown) => {
     throw new QueryLimitError(String(message), '$expand');

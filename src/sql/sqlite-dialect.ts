@@ -1,7 +1,8 @@
 /**
  * SQLite: double-quoted identifiers, `?` placeholders, booleans as 0/1, `IS` for null-safe equality,
  * strftime for date parts, and the JavaScript functions registered by `db/database.ts` for Unicode
- * case mapping (`odata_tolower`, `odata_toupper`) and regular expressions (`odata_matches`).
+ * case mapping (`odata_tolower`, `odata_toupper`), regular expressions (`odata_matches`) and the true
+ * remainder of decimals (`odata_remainder`).
  * Every SQLite-specific spelling of the query layer lives here (DDL text lives in db/).
  */
 import type { Dialect, DialectFunction } from './dialect.js';
@@ -107,8 +108,8 @@ export const sqliteDialect: Dialect = {
   divide: (left, right) => ({ kind: 'binary', operator: '/', left, right }),
   // SQLite's % truncates both operands to integers (NULL for a zero divisor), as integer mod wants.
   integerRemainder: (left, right) => ({ kind: 'binary', operator: '%', left, right }),
-  // mod() is SQLite's fmod (built with SQLITE_ENABLE_MATH_FUNCTIONS, as better-sqlite3 is); NULL for a zero divisor, like %.
-  remainder: (left, right) => call('mod', left, right),
+  // The true remainder of the decimals the doubles are written as (db/sqlite-functions.ts), as PostgreSQL's dialect computes it; NULL for a zero divisor.
+  remainder: (left, right) => call('odata_remainder', left, right),
   exactDivide: (left, right) => ({ kind: 'binary', operator: '/', left: { kind: 'cast', operand: left, type: 'REAL' }, right }),
   // JSON subtypes do not survive a subquery boundary in SQLite, so embedded JSON text is re-marked with json().
   jsonObject: (members) => call('json_object', ...members.flatMap((m) => [name(m.key), m.json ? call('json', m.value) : m.value])),

@@ -75,6 +75,10 @@ test('decimal literals in arithmetic are decimals: no integer division, no untyp
   expect(await count('quantityPer div 0.5 gt 1')).toBe(q.filter((x) => x / 0.5 > 1).length);
   expect(await count('quantityPer div -0.25 lt -1')).toBe(q.filter((x) => x / -0.25 < -1).length);
   expect(await count('quantityPer divby 0.1 ge 10')).toBe(q.filter((x) => x / 0.1 >= 10).length);
+  // mod of decimals is the true remainder of the written decimals on both engines (SQLite's fmod: 7 mod 0.1 was 0.0999...).
+  const tenths = (x: number): boolean => /^-?\d+(\.\d)?$/.test(String(x));
+  expect(await count('quantityPer mod 0.1 eq 0')).toBe(q.filter(tenths).length);
+  expect(await count('quantityPer mod 0.1 ne 0')).toBe(q.filter((x) => !tenths(x)).length);
   const agg = await t.call('GET', `/engChangeNoticeBOMLines?$apply=${encodeURIComponent('aggregate(quantityPer mul 0.5 with sum as s,quantityPer div 0.5 with max as m)')}`);
   expect(agg.status).toBe(200);
   expect(agg.json.value[0].s).toBeCloseTo(q.reduce((a, x) => a + x * 0.5, 0), 6);
