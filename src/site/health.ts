@@ -4,8 +4,8 @@
  * to answer a trivial query through the service's own connections (any engine: on PostgreSQL the
  * pool's, bounded by its connect and statement timeouts).
  */
-import type { Logger } from 'pino';
 import type { Statements } from '../db/engine.js';
+import type { RefusalLog } from '../errors/refusal-log.js';
 import type { ODataResponse } from '../core/request.js';
 import { andThen, type MaybePromise } from '../util/maybe-promise.js';
 
@@ -20,10 +20,14 @@ export function health(): ODataResponse {
   return { status: 200, headers: HEADERS, body: UP };
 }
 
-/** 200 when the database answers, else 503 (the cause goes to the log, not to the caller). */
-export function ready(db: Statements, log: Logger): MaybePromise<ODataResponse> {
+/**
+ * 200 when the database answers, else 503. The cause goes to the log, not to the caller, and as the
+ * refusals of requests do (errors/refusal-log.ts): a load balancer probing through an outage would
+ * otherwise write it whole several times a second per instance.
+ */
+export function ready(db: Statements, refusals: Pick<RefusalLog, 'refused'>): MaybePromise<ODataResponse> {
   const unavailable = (e: unknown): ODataResponse => {
-    log.error({ err: e }, 'readiness check failed');
+    refusals.refused(e, 'GET /ready');
     return { status: 503, headers: { ...HEADERS, 'Retry-After': '5' }, body: UNAVAILABLE };
   };
   const answered = (row: Record<string, unknown> | undefined): ODataResponse => {

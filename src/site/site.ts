@@ -4,9 +4,9 @@
  * GET and HEAD. The HTTP layer asks here only for paths outside the service root, so OData requests
  * never pass through it.
  */
-import type { Logger } from 'pino';
 import type { Engine } from '../db/engine.js';
 import type { EdmModel } from '../edm/model.js';
+import type { RefusalLog } from '../errors/refusal-log.js';
 import type { ODataResponse } from '../core/request.js';
 import { MethodNotAllowedError } from '../errors/odata-error.js';
 import { DOCS_PATH, DocsPage } from './docs-page.js';
@@ -20,7 +20,7 @@ export class Site {
   private readonly docs: DocsPage;
   private index: ODataResponse | undefined;
 
-  constructor(private readonly service: { readonly model: EdmModel; readonly engine: Engine; readonly log: Logger }) {
+  constructor(private readonly service: { readonly model: EdmModel; readonly engine: Engine; readonly context: { readonly refusals: Pick<RefusalLog, 'refused'> } }) {
     this.docs = new DocsPage(service.model);
   }
 
@@ -36,7 +36,7 @@ export class Site {
   private page(path: string): (() => MaybePromise<ODataResponse>) | undefined {
     if (path === '/') return () => (this.index ??= htmlResponse(indexPage(this.service.model)));
     if (path === '/health') return health;
-    if (path === '/ready') return () => ready(this.service.engine.db, this.service.log);
+    if (path === '/ready') return () => ready(this.service.engine.db, this.service.context.refusals);
     if (path === DOCS_PATH || path.startsWith(`${DOCS_PATH}/`)) {
       const file = this.docs.get(path.slice(DOCS_PATH.length));
       return file === undefined ? undefined : () => file;

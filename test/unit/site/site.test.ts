@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import request from 'supertest';
+import { jest } from '@jest/globals';
 import type { Express } from 'express';
 import { createExpressApp } from '../../../src/http/express-app.js';
 import { startTestService, type TestService } from '../../helpers/test-service.js';
@@ -37,9 +38,14 @@ test('/health and /ready answer without a token; /ready is 503 when the database
   try {
     const brokenApp = createExpressApp(broken.service);
     broken.service.db.close();
+    const errors = jest.spyOn(broken.service.log, 'error');
     const r = await request(brokenApp).get('/ready').expect(503);
     expect(r.body.status).toBe('unavailable');
     expect(r.headers['retry-after']).toBe('5');
+    // A load balancer probing through an outage: the cause is logged once, the probes like it counted (errors/refusal-log.ts).
+    for (let i = 0; i < 4; i++) await request(brokenApp).get('/ready').expect(503);
+    expect(errors).toHaveBeenCalledTimes(1);
+    errors.mockRestore();
     expect((await request(brokenApp).get('/health')).status).toBe(200);
   } finally {
     await broken.close();
