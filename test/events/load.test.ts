@@ -11,6 +11,9 @@ import { ecoWithTasks, release, subscribe, waitUntil } from './event-helpers.js'
 const ECOS = 10;
 const TASKS = 100;
 const ACTIVATIONS = ECOS * TASKS;
+// A bound on the wait, not a speed target: alone, PostgreSQL delivers them in about 24 s (126 a second, each
+// subscription's 1,000 one after the other), but in the full suite on 2 shared cores 45 s once saw 987 of 1,000.
+const DELIVERY_WAIT_MS = 120_000;
 
 let t: TestService;
 let receivers: Receiver[] = [];
@@ -36,7 +39,7 @@ test(`${ACTIVATIONS} activations x 3 subscribers: no loss, in order, duplicates 
   const started = Date.now();
   for (const eco of ecos) expect((await release(t, eco.ecoId)).status).toBe(200);
   const committed = Date.now() - started;
-  for (const r of receivers) await r.waitFor(() => r.accepted.length === ACTIVATIONS, 45_000, `${ACTIVATIONS} deliveries`);
+  for (const r of receivers) await r.waitFor(() => r.accepted.length === ACTIVATIONS, DELIVERY_WAIT_MS, `${ACTIVATIONS} deliveries`);
   const wall = Date.now() - started;
   const n = async (sql: string): Promise<number> => Number((await t.query(sql))[0]?.['n']);
   await waitUntil(async () => (await n(`SELECT count(*) AS n FROM "_notifications" WHERE "status" <> 'Sent'`)) === 0, 10_000, 'all Sent');
@@ -61,4 +64,4 @@ test(`${ACTIVATIONS} activations x 3 subscribers: no loss, in order, duplicates 
       `${attempts} POSTs, ${retries} retries (503s), ${duplicates} duplicate receipts (= retries), 0 lost; ` +
       `all delivered ${wall} ms after the first release (${Math.round((sent * 1000) / wall)} notifications/s)`,
   );
-}, 60_000);
+}, DELIVERY_WAIT_MS + 30_000);
