@@ -318,7 +318,7 @@ function writeExpr(w: SqlWriter, e: SqlExpr): void {
       writeExpr(w, e.operand);
       w.write(' LIKE ');
       writeExpr(w, e.pattern);
-      w.write(` ESCAPE '${e.escape.replace(/'/g, "''")}')`);
+      w.write(e.escape === w.dialect.likeEscape && w.dialect.likeEscapeIsDefault ? ')' : ` ESCAPE '${e.escape.replace(/'/g, "''")}')`);
       return;
     case 'inList':
       w.write('(');

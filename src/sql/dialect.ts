@@ -51,6 +51,12 @@ export interface Dialect {
   readonly rowLocks: boolean;
   /** Escape character for LIKE patterns (LIKE is case-sensitive, as OData requires). */
   readonly likeEscape: string;
+  /**
+   * true when `likeEscape` is LIKE's own escape character, so no ESCAPE clause is written. PostgreSQL's
+   * is the backslash; with `ESCAPE '\'` written, a generic plan called like_escape() on the pattern
+   * for every row it tested (a contains() over 1,200 ECNs: 440-460 -> 400-420 µs of the server's CPU).
+   */
+  readonly likeEscapeIsDefault: boolean;
   /** Value bound for a boolean. */
   booleanValue(value: boolean): number | boolean;
   /** Null-safe equality (`null eq null` is true in OData): SQLite `IS`, PostgreSQL `IS NOT DISTINCT FROM`. */

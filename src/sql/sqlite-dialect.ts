@@ -95,6 +95,7 @@ export const sqliteDialect: Dialect = {
   noLimit: '-1',
   nullsOrder: () => '',
   likeEscape: '\\',
+  likeEscapeIsDefault: false,
   booleanValue: (value) => (value ? 1 : 0),
   nullSafeEquals: (left, right, negated) => ({ kind: 'binary', operator: negated ? 'IS NOT' : 'IS', left, right }),
   plainEqualsForValues: false,

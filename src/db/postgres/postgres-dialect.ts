@@ -163,6 +163,7 @@ export const postgresDialect: Dialect = {
   noLimit: undefined,
   nullsOrder: (direction) => (direction === 'ASC' ? ' NULLS FIRST' : ' NULLS LAST'),
   likeEscape: '\\',
+  likeEscapeIsDefault: true,
   // Booleans are stored as smallint 0/1, as SQLite stores them; a bare parameter in a condition takes 1/0 as true/false.
   booleanValue: (value) => (value ? 1 : 0),
   nullSafeEquals: (left, right, negated) => ({ kind: 'binary', operator: negated ? 'IS DISTINCT FROM' : 'IS NOT DISTINCT FROM', left, right }),
