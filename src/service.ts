@@ -78,7 +78,7 @@ export async function createService(options: ServiceOptions, rules: readonly Ent
   const engine = await openEngine(options.dbFile, model.service, log, options.dbConnections === undefined ? {} : { connections: options.dbConnections });
   try {
     const report = await engine.migrate(model);
-    if (report.createdTables.length + report.addedColumns.length + report.droppedIndexes.length + report.recountedCounters.length + Object.keys(report.stampedEtags).length > 0) log.info(report, 'database schema updated');
+    if (report.createdTables.length + report.addedColumns.length + report.droppedIndexes.length + report.recountedCounters.length + Object.keys(report.stampedEtags).length + (report.rebuiltEntityJson?.length ?? 0) > 0) log.info(report, 'database schema updated');
   } catch (e) {
     await engine.close();
     throw e;

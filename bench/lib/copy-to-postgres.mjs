@@ -2,8 +2,9 @@
 // run serves exactly the rows of the SQLite run (which are CAP's rows): our service makes the tables
 // (createService migrates), then every row of every model table is copied column by column in its
 // stored form (same forms on both engines), 500 rows per INSERT, in one transaction without foreign-key
-// checks; then VACUUM (ANALYZE), as the CAP peer's seed.js does for its tables: statistics for the
-// planner, and the visibility map set, so index-only scans (counts) need no heap visits and autovacuum
+// checks; then each row's stored entity JSON is built (the copy ran without triggers); then VACUUM
+// FULL (the tables as a load that built the JSON on insert leaves them) and VACUUM (ANALYZE), as the CAP
+// peer's seed.js vacuums and analyzes its tables: statistics for the planner, and the visibility map set, so index-only scans (counts) need no heap visits and autovacuum
 // does not start on the fresh rows in the middle of a timed run.
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -46,7 +47,17 @@ export async function copyToPostgres(sqliteFile, url) {
       copied[table] = rows.length;
     }
     await target.query('COMMIT');
-    // Outside the transaction: VACUUM cannot run inside one.
+    // The rows were copied with the triggers off, so none keeps its entity JSON yet (PostgreSQL's
+    // stored entity JSON, src/db/postgres/postgres-entity-json.ts): setting it to NULL with the
+    // triggers on builds it, once every table is filled (the JSON reads other tables' rows).
+    for (const table of tables) {
+      const has = await target.query('SELECT 1 FROM information_schema.columns WHERE table_name = $1 AND column_name = $2', [table, '_entityJson']);
+      if (has.rowCount > 0) await target.query(`UPDATE ${q(table)} SET "_entityJson" = NULL`);
+    }
+    // Outside the transaction: VACUUM cannot run inside one. FULL writes the tables anew without the
+    // row versions the UPDATE left, as a load that built the JSON on insert would have left them; a
+    // plain VACUUM then sets the visibility map, which FULL leaves unset.
+    await target.query('VACUUM FULL');
     await target.query('VACUUM (ANALYZE)');
   } catch (e) {
     await target.query('ROLLBACK').catch(() => undefined);

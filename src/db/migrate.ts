@@ -26,6 +26,8 @@ export interface MigrationReport {
   readonly recountedCounters: string[];
   /** Rows per table whose stored ETag was missing or stale (written by something else than this service). */
   readonly stampedEtags: Record<string, number>;
+  /** Tables whose rows' stored entity JSON was built again (PostgreSQL: a new or changed definition). */
+  readonly rebuiltEntityJson?: string[];
 }
 
 /** Creates an index; a unique one the rows already violate stops with the duplicated values named. */

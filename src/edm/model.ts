@@ -317,6 +317,11 @@ export const HIDDEN_COLUMNS = {
   etag: '_etag',
   /** ...and the version it belongs to: reads trust `_etag` only while this equals `_version`. */
   etagVersion: '_etagOf',
+  /**
+   * The row's entity JSON (odata.metadata=minimal, every property), kept by triggers where the engine
+   * keeps it (Dialect.storedEntityJson: PostgreSQL), so reads need not build it.
+   */
+  entityJson: '_entityJson',
 } as const;
 
 /**

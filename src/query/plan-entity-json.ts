@@ -23,6 +23,11 @@ export interface SqlJsonOptions {
   readonly links: EntityLinkBase;
   /** IEEE754Compatible=true: Edm.Int64, Edm.Decimal and counts are JSON strings (JSON Format §3.2). */
   readonly ieee754Compatible: boolean;
+  /**
+   * Build every object from its columns, never copy a stored one (Dialect.storedEntityJson): for the
+   * stored JSON's own definition (db/postgres/postgres-entity-json.ts).
+   */
+  readonly build?: true;
 }
 
 /** An expanded navigation of a row, already JSON text (`[...]`, an object, or NULL). */
@@ -60,6 +65,26 @@ export function sqlJsonSupported(type: EntityType, select: ReadonlySet<string> |
   const media = type.properties.some((p) => p.storage.kind === 'media' && included(p, type, select));
   if (media && metadata === 'minimal' && !bareKey(type)) return false;
   return expand.every((e) => sqlJsonSupported(e.nav.target, e.select, e.expand, metadata));
+}
+
+/**
+ * true when rows of `type` keep their entity JSON where the engine keeps it (Dialect.storedEntityJson):
+ * every type but those with media properties, whose link annotations name the URL the request came to.
+ */
+export function keepsEntityJson(type: EntityType): boolean {
+  return !type.properties.some((p) => p.storage.kind === 'media');
+}
+
+/** A property whose JSON value IEEE754Compatible=true spells otherwise (as a string). */
+function ieee754Sensitive(p: Property): boolean {
+  return p.type.kind === 'primitive' && (p.type.name === 'Edm.Int64' || p.type.name === 'Edm.Decimal');
+}
+
+/** true when the JSON a row keeps is the object asked for: minimal metadata, every property, default number spellings. */
+function storedJsonServes(type: EntityType, opts: SqlJsonOptions, select: ReadonlySet<string> | undefined): boolean {
+  if (!opts.dialect.storedEntityJson || opts.build === true || opts.metadata !== 'minimal' || !keepsEntityJson(type)) return false;
+  if (select !== undefined && !type.properties.every((p) => included(p, type, select))) return false;
+  return !opts.ieee754Compatible || !type.properties.some(ieee754Sensitive);
 }
 
 /** A property value as a JSON member value, spelled as storedToJson + JSON.stringify spell it. */
@@ -132,10 +157,16 @@ export function entityJsonExpr(
     }
     members.push({ key: p.name, value: valueExpr(d, p, column(p.name), opts.ieee754Compatible), json: false });
   }
-  // The etag member's function (not inlined) makes the object costly in the planner's eyes, so it is
-  // built after a sort with a LIMIT, for the rows kept; a cheap object is not offered the level (see
-  // the PostgreSQL dialect's jsonObject).
-  const object = d.jsonObject(members, minimal ? level : undefined);
+  const version = column(VERSION_ALIAS);
+  // The JSON the row keeps, and the object built from its columns only where it keeps none (a row
+  // written with the triggers off): COALESCE evaluates its second argument only then.
+  const object: SqlExpr =
+    storedJsonServes(type, opts, select) && version.kind === 'column'
+      ? { kind: 'call', name: 'coalesce', args: [{ kind: 'column', table: version.table, column: HIDDEN_COLUMNS.entityJson }, d.jsonObject(members)] }
+      : // The etag member's function (not inlined) makes the object costly in the planner's eyes, so it is
+        // built after a sort with a LIMIT, for the rows kept; a cheap object is not offered the level (see
+        // the PostgreSQL dialect's jsonObject).
+        d.jsonObject(members, minimal ? level : undefined);
   if (expansions.length === 0) return object;
   // Expansions are JSON text already: spliced in before the closing brace instead of re-parsed by json().
   // The object's last member is a scalar, so its text ends in exactly one '}'.

@@ -195,7 +195,7 @@ export function planReadRequest(ctx: OperationContext, kind: ReadKind, type: Ent
       const page = planPage(ctx, type, query);
       const rows = planRead({ type, companyId: company, conditions: conds, ...query.read, ...page.read });
       const pageRows = page.final ? Math.min(ctx.options.top ?? page.size, page.size) : page.size;
-      const pageText = shape.json !== undefined && page.final && pageRows * (1 + expandedRowsPerEntity(query.expand)) <= PAGE_TEXT_MAX_ROWS;
+      const pageText = shape.json !== undefined && page.final && (dialect.pageText === 'always' || counted) && pageRows * (1 + expandedRowsPerEntity(query.expand)) <= PAGE_TEXT_MAX_ROWS;
       const cost = readCost('collection', type, query, pageRows, skip);
       if (pageText && counted) {
         statements.push(compile(pageTextAndCount(pageTextStatement(dialect, rows), count()), dialect, compileOptions), compile(rows, dialect, compileOptions));

@@ -99,6 +99,19 @@ export interface Dialect {
    * offered only for objects the database's planner counts as costly (see PostgreSQL's).
    */
   jsonObject(members: readonly { readonly key: string; readonly value: SqlExpr; readonly json: boolean }[], level?: LateralJoins): SqlExpr;
+  /**
+   * true when the engine keeps each row's entity JSON (odata.metadata=minimal, every property, no
+   * expansion) in the hidden column `_entityJson`, kept by triggers (PostgreSQL:
+   * db/postgres/postgres-entity-json.ts), so reads copy it instead of building it.
+   */
+  readonly storedEntityJson: boolean;
+  /**
+   * When a page no next page can follow is read as one text of its entities (query/read-plans.ts):
+   * `always` (SQLite: one string instead of a row each), or only `counted`, when the text carries the
+   * count too and saves a statement (PostgreSQL: the server builds and sends a page text whole, which
+   * costs it more than rows do once pages reach tens of KB).
+   */
+  readonly pageText: 'always' | 'counted';
   /** Aggregate: the JSON array of the JSON text values of a group, `[]` when it is empty. */
   jsonArrayAgg(rowJson: SqlExpr): SqlExpr;
   /** Aggregate: `[a,b,...]` as plain text from JSON texts (no re-parsing), `[]` for an empty group. */

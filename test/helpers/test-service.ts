@@ -12,6 +12,7 @@ import type { JwtSettings } from '../../src/auth/jwt-verifier.js';
 import type { EntityHooks } from '../../src/hooks/types.js';
 import { FIXTURE_METADATA, SHIPPED_METADATA } from '../fixtures/model.js';
 import { createEmptyDatabase, onPostgres } from './postgres.js';
+import { staleEntityJson } from '../../src/db/postgres/postgres-entity-json.js';
 
 /** The shipped application's metadata folder (`metadata/`). */
 export const REPO_METADATA = SHIPPED_METADATA;
@@ -111,6 +112,17 @@ export async function startTestService(
   const company = service.model.company.table;
   const companyIds = seeded?.companyIds ?? (await service.engine.db.all({ sql: `SELECT "id" FROM ${service.engine.dialect.quoteIdentifier(company)} ORDER BY "name"`, params: [] })).map((r) => String(r['id']));
   const close = async (): Promise<void> => {
+    // On PostgreSQL every row's stored entity JSON must be what its columns and lookups give now,
+    // whatever the suite wrote (db/postgres/postgres-entity-json.ts). A database the suite made
+    // unreachable is not checked.
+    if (service.engine.name === 'postgres') {
+      const stale = await staleEntityJson(service.engine.db, service.model).catch(() => ({}));
+      if (Object.keys(stale).length > 0) {
+        await service.close();
+        await pg?.drop();
+        throw new Error(`stored entity JSON out of date after the suite, rows per table: ${JSON.stringify(stale)}`);
+      }
+    }
     await service.close();
     await pg?.drop();
   };

@@ -181,6 +181,8 @@ export const postgresDialect: Dialect = {
   remainder: (left, right) => cast(call('mod', cast(cast(left, 'TEXT'), 'NUMERIC'), nonZero(cast(cast(right, 'TEXT'), 'NUMERIC'))), 'REAL'),
   exactDivide: (left, right) => bin('/', cast(left, 'REAL'), nonZero(right)),
   jsonObject,
+  storedEntityJson: true,
+  pageText: 'counted',
   jsonArrayAgg: jsonTextArrayAgg,
   jsonTextArrayAgg,
   jsonTextList: (rowJson) => call('string_agg', rowJson, p(',')),

@@ -2,7 +2,7 @@
  * Brings a PostgreSQL database in line with the model at start-up, as db/migrate.ts does for SQLite:
  * creates missing tables, adds missing columns (nullable ones, or ones with a constant default),
  * foreign keys and indexes, drops only indexes derived earlier that the model no longer asks for, then
- * the related-row counters and the stored ETags. Never drops a table or a column. All of it in one
+ * the related-row counters, the stored ETags and the stored entity JSON (postgres-entity-json.ts). Never drops a table or a column. All of it in one
  * transaction (PostgreSQL's DDL is transactional) under an advisory lock, so instances that start
  * together migrate once: the others wait, then find nothing left to do.
  */
@@ -13,6 +13,7 @@ import { MigrationError, type MigrationReport } from '../migrate.js';
 import { foreignKeyDefs, postgresColumnDefs, postgresCreateTableSql, postgresIndexDefs, q, type PostgresIndexDef } from './postgres-ddl.js';
 import { CASE_COLLATIONS, postgresFunctionsSql } from './postgres-functions.js';
 import { maintainPostgresRowCounters } from './postgres-row-counters.js';
+import { maintainPostgresEntityJson } from './postgres-entity-json.js';
 import type { PostgresDatabase, PostgresSession } from './postgres-database.js';
 
 /** The advisory lock every instance's migration takes (any fixed number; "ecn-odata" in ASCII). */
@@ -126,7 +127,8 @@ export async function migrateIn(s: PostgresSession, model: EdmModel): Promise<Mi
   }
   const recountedCounters = await maintainPostgresRowCounters(s, model);
   const stampedEtags = await stampStoredEtags(s, model);
-  return { ...report, recountedCounters, stampedEtags };
+  const rebuiltEntityJson = await maintainPostgresEntityJson(s, model);
+  return { ...report, recountedCounters, stampedEtags, rebuiltEntityJson };
 }
 
 /**

@@ -14,6 +14,7 @@ import { foreignKeyDefs, postgresColumnDefs, postgresIndexDefs } from './postgre
 import { postgresFrameworkTablesSql } from './postgres-framework-tables.js';
 import { postgresFunctionsSql } from './postgres-functions.js';
 import { postgresCounterTriggers } from './postgres-row-counters.js';
+import { entityJsonTriggersSql } from './postgres-entity-json.js';
 
 const TABLE = '"_schemaStamp"';
 
@@ -24,6 +25,8 @@ export function schemaStamp(model: EdmModel): string {
     parts.push(type.table, postgresColumnDefs(model, type), postgresIndexDefs(model, type).map((i) => i.sql), foreignKeyDefs(model, type).map((f) => f.sql));
     for (const c of rowCountersOf(type)) parts.push(postgresCounterTriggers(c));
   }
+  // A lookup's path is no column, so the triggers of the stored entity JSON count on their own.
+  parts.push(entityJsonTriggersSql(model));
   return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
 }
 

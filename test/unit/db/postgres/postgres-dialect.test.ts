@@ -1,7 +1,9 @@
 /**
  * src/db/postgres/postgres-dialect.ts jsonObject on a real server, in the generic plans the service's
  * connections use (PREPARE, then EXPLAIN EXECUTE under plan_cache_mode=force_generic_plan):
- * - an entity with its `@odata.etag` (odata.metadata=minimal) is `row_to_json` of a LATERAL one-row
+ * - an entity of every property (odata.metadata=minimal) is the text its row keeps (`_entityJson`,
+ *   db/postgres/postgres-entity-json.ts), the object built only for a row that keeps none, after the sort;
+ * - an entity of some properties with its `@odata.etag` (odata.metadata=minimal) is `row_to_json` of a LATERAL one-row
  *   SELECT beside its row, which PostgreSQL pulls up into the level's columns (no plan node of its
  *   own) and builds only for the rows a LIMIT keeps, after the sort, for a page sorted by a column no
  *   index orders and for an expansion sorted the same way;
@@ -126,20 +128,32 @@ const PARALLEL = ['parallel_setup_cost = 0', 'parallel_tuple_cost = 0', 'min_par
 /** Plain columns only (no lookup, whose subquery no worker may run): the object is cheap but for its etag. */
 const sortedPage = (format: string): string => `/companies(${company})/engChangeNotices?$select=number,itemDescription&$orderby=itemDescription&$top=3&$format=application/json;odata.metadata=${format}`;
 
+/** Some of an ECN's properties, a lookup among them: objects built from columns (every property would be the stored JSON). */
+const SOME = 'id,number,itemDescription,changeReasonDescription,drawingNumber,bomExists';
+
 test('a page sorted by a column no index orders builds its entities after the sort, from a pulled-up LATERAL SELECT', async () => {
-  const statement = await statementOf(`/companies(${company})/engChangeNotices?$orderby=itemDescription&$top=3`);
-  // A page no next page can follow is one text: the entities joined with commas (read-plans.ts).
-  expect(statement.sql).toMatch(/^SELECT string_agg\("p"\."_json", \$1\) AS "_page" FROM \(SELECT CAST\(row_to_json\("t\d+"\.\*\) AS text\) AS "_json"/);
+  const statement = await statementOf(`/companies(${company})/engChangeNotices?$select=${SOME}&$orderby=itemDescription&$top=3`);
+  // A row per entity: on PostgreSQL only a counted page is one text (Dialect.pageText).
+  expect(statement.sql).toMatch(/^SELECT CAST\(row_to_json\("t\d+"\.\*\) AS text\) AS "_json"/);
   const plan = await planOf(statement);
   expectPulledUp(plan, statement.sql);
   expectObjectsAfterSorts(plan, 1);
 });
 
 test('an expansion sorted by a column no index orders builds its entities after its sort too', async () => {
-  const statement = await statementOf(`/companies(${company})/engChangeNotices?$orderby=itemDescription&$top=2&$expand=engChangeNoticeComments($orderby=comment;$top=1)`);
+  const statement = await statementOf(`/companies(${company})/engChangeNotices?$select=${SOME}&$orderby=itemDescription&$top=2&$expand=engChangeNoticeComments($select=comment;$orderby=comment;$top=1)`);
   expect(lateralAliases(statement.sql)).toHaveLength(2);
   const plan = await planOf(statement);
   expectPulledUp(plan, statement.sql);
+  expectObjectsAfterSorts(plan, 2);
+});
+
+test('a page of whole entities copies the JSON each row keeps, after the sort; the object is built only for a row that keeps none', async () => {
+  const statement = await statementOf(`/companies(${company})/engChangeNotices?$orderby=itemDescription&$top=3&$expand=engChangeNoticeComments($orderby=comment;$top=1)`);
+  expect(statement.sql).toMatch(/^SELECT \(\(\(rtrim\(coalesce\("t0"\."_entityJson", CAST\(\(SELECT row_to_json\("_j"\.\*\)/);
+  expect(statement.sql).toContain('SELECT coalesce("t2"."_entityJson", CAST((SELECT row_to_json("_j".*)');
+  expect(lateralAliases(statement.sql)).toEqual([]);
+  const plan = await planOf(statement);
   expectObjectsAfterSorts(plan, 2);
 });
 

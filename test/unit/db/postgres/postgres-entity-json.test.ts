@@ -1,0 +1,186 @@
+/**
+ * src/db/postgres/postgres-entity-json.ts on a real server: each row keeps its entity JSON, and every
+ * change that changes what a read shows builds it again, whoever writes: the service, another
+ * connection's SQL, a cascade, a counter crossing zero, the rows a lookup reads (one hop, two hops, a
+ * deletion), the row itself. After each step the answers of GET are the JSON built from the columns
+ * (a `$select` of every property but one is built from them) and no row's stored text is stale. A row
+ * written with the triggers off is answered from its columns, and a changed model rebuilds the JSON.
+ */
+import fs from 'node:fs';
+import pg from 'pg';
+import os from 'node:os';
+import path from 'node:path';
+import { createEmptyDatabase, type EmptyDatabase } from '../../../helpers/postgres.js';
+import { startTestService, type TestService } from '../../../helpers/test-service.js';
+import { staleEntityJson } from '../../../../src/db/postgres/postgres-entity-json.js';
+import { FIXTURE_METADATA } from '../../../fixtures/model.js';
+
+let database: EmptyDatabase;
+let t: TestService;
+let base: string;
+beforeAll(async () => {
+  database = await createEmptyDatabase('entity_json');
+  t = await startTestService({ dbFile: database.url });
+  base = `/companies(${t.companyIds[0]})`;
+});
+afterAll(async () => {
+  await t.close();
+  await database.drop();
+});
+
+type Json = Record<string, unknown>;
+const ok = async (method: string, url: string, body?: unknown, status = method === 'POST' ? 201 : method === 'DELETE' ? 204 : 200): Promise<Json> => {
+  const r = await t.call(method, `${base}/${url}`, { body, headers: method === 'PATCH' || method === 'DELETE' ? { 'If-Match': '*' } : {} });
+  expect(`${method} ${url} ${r.status} ${r.status === status ? '' : r.text}`).toBe(`${method} ${url} ${status} `);
+  return r.json as Json;
+};
+const stored = (): Promise<Record<string, number>> => staleEntityJson(t.service.engine.db, t.service.model);
+
+/** GET of a set: each entity as stored, and as built from its columns (all properties named in $select but the last is the key again). */
+async function expectFresh(set: string, filter = ''): Promise<Json[]> {
+  const type = t.service.model.entityTypes.find((x) => x.entitySet === set);
+  if (type === undefined) throw new Error(set);
+  const all = type.properties.filter((p) => p.storage.kind !== 'media').map((p) => p.name);
+  const q = filter === '' ? '' : `&$filter=${encodeURIComponent(filter)}`;
+  const whole = (await ok('GET', `${set}?$top=1000${q}`)).value as Json[];
+  // Every property but the first non-key one: the object built from the columns, then compared with it added back.
+  const dropped = all.find((n) => n !== type.key.name) as string;
+  const built = (await ok('GET', `${set}?$top=1000${q}&$select=${all.filter((n) => n !== dropped).join(',')}`)).value as Json[];
+  expect(whole.map(({ [dropped]: _, ...rest }) => rest)).toEqual(built);
+  expect(await stored()).toEqual({});
+  return whole;
+}
+
+test('the seeded rows keep their JSON, and reads copy it', async () => {
+  expect(await stored()).toEqual({});
+  const [row] = await t.query('SELECT "_entityJson" FROM "engChangeNotices" ORDER BY "number" LIMIT 1');
+  const first = ((await ok('GET', 'engChangeNotices?$top=1')).value as Json[])[0];
+  expect(JSON.parse(String(row?.['_entityJson']))).toEqual(first);
+});
+
+test('the exact SQL of a read of whole entities: the stored text, the object built from the columns only where there is none', async () => {
+  const [c] = await t.query('SELECT "id", "engChangeNoticeId" AS "e" FROM "engChangeNoticeComments" WHERE "_companyId" = ? ORDER BY "id" LIMIT 1', [t.companyIds[0]]);
+  const reads: { sql: string; params: readonly unknown[] }[] = [];
+  const runner = t.service.engine.reads;
+  const run = runner.run.bind(runner);
+  runner.run = (read) => (reads.push(...read.steps.map((x) => x.query)), run(read));
+  let body: Json;
+  try {
+    body = await ok('GET', `engChangeNotices(${String(c?.['e'])})/engChangeNoticeComments(${String(c?.['id'])})`);
+  } finally {
+    runner.run = run;
+  }
+  const q = reads.at(-1);
+  const built =
+    'CAST((SELECT row_to_json("_j".*) FROM (SELECT CASE WHEN ("t0"."_etagOf" = "t0"."_version") THEN "t0"."_etag" ELSE odata_etag("t0"."_version") END AS "@odata.etag", ' +
+    '"t0"."id" AS "id", "t0"."engChangeNoticeId" AS "engChangeNoticeId", "t0"."lineNo" AS "lineNo", "t0"."date" AS "date", "t0"."comment" AS "comment", "t0"."userId" AS "userId", "t0"."lastModifiedDateTime" AS "lastModifiedDateTime") AS "_j") AS text)';
+  expect(q?.sql).toBe(
+    `SELECT coalesce("t0"."_entityJson", ${built}) AS "_json", "t0"."id" AS "id", "t0"."_version" AS "_version" FROM "engChangeNoticeComments" AS "t0" ` +
+      'WHERE ((("t0"."_companyId" = $1) AND ("t0"."engChangeNoticeId" = $2)) AND ("t0"."id" = $3)) ORDER BY "t0"."id" ASC LIMIT $4',
+  );
+  expect(q?.params).toEqual([t.companyIds[0], c?.['e'], c?.['id'], 1n]);
+  const [row] = await t.query('SELECT "_entityJson" FROM "engChangeNoticeComments" WHERE "id" = ?', [c?.['id']]);
+  const { ['@odata.context']: _, ...entity } = body;
+  expect(JSON.parse(String(row?.['_entityJson']))).toEqual(entity);
+});
+
+test('a lookup follows the row it reads: changed by the service, by SQL of another connection, deleted', async () => {
+  const [ecn] = (await expectFresh('engChangeNotices', "changeReasonCode ne null")) as [Json];
+  const code = ecn['changeReasonCode'] as string;
+  const [reason] = ((await ok('GET', `changeReasons?$filter=code eq '${code}'`)).value as Json[]) as [Json];
+  await ok('PATCH', `changeReasons(${reason['id'] as string})`, { description: 'Changed by the service' });
+  expect((await expectFresh('engChangeNotices', `changeReasonCode eq '${code}'`)).map((e) => e['changeReasonDescription'])).toContain('Changed by the service');
+  await t.query('UPDATE "changeReasons" SET "description" = ? WHERE "id" = ?', ['Changed by SQL', reason['id']]);
+  expect((await expectFresh('engChangeNotices', `changeReasonCode eq '${code}'`)).every((e) => e['changeReasonDescription'] === 'Changed by SQL')).toBe(true);
+  // The ECN's own change of code reads another reason.
+  await ok('PATCH', `engChangeNotices(${ecn['id'] as string})`, { changeReasonCode: null });
+  expect((await ok('GET', `engChangeNotices(${ecn['id'] as string})`))['changeReasonDescription']).toBeNull();
+  await expectFresh('engChangeNotices');
+});
+
+test('the e-mail of a task follows its user, the user\'s contact (two hops) and the work center group, and the user\'s deletion', async () => {
+  const tasks = await expectFresh('engChangeOrderTasks', "assignedTo eq 'JSMITH'");
+  expect(tasks.length).toBeGreaterThan(0);
+  const [user] = ((await ok('GET', "userSetups?$filter=userId eq 'JSMITH'")).value as Json[]) as [Json];
+  const [contact] = ((await ok('GET', `contacts?$filter=number eq '${user['contactNo'] as string}'`)).value as Json[]) as [Json];
+  await ok('PATCH', `contacts(${contact['id'] as string})`, { email: 'contact@changed.example' });
+  expect((await expectFresh('engChangeOrderTasks', "assignedTo eq 'JSMITH'")).map((x) => x['assignedEmail'])).toEqual(tasks.map(() => 'contact@changed.example'));
+  await ok('PATCH', `userSetups(${user['id'] as string})`, { email: 'user@changed.example' });
+  expect((await expectFresh('engChangeOrderTasks', "assignedTo eq 'JSMITH'")).map((x) => x['assignedEmail'])).toEqual(tasks.map(() => 'user@changed.example'));
+  await ok('DELETE', `userSetups(${user['id'] as string})`);
+  expect((await expectFresh('engChangeOrderTasks', "assignedTo eq 'JSMITH'")).map((x) => x['assignedEmail'])).not.toContain('user@changed.example');
+  // A new user with that id is found again (an inserted row).
+  await ok('POST', 'userSetups', { userId: 'JSMITH', email: 'back@again.example' });
+  expect((await expectFresh('engChangeOrderTasks', "assignedTo eq 'JSMITH'")).map((x) => x['assignedEmail'])).toEqual(tasks.map(() => 'back@again.example'));
+  const [group] = ((await ok('GET', "workCenterGroups?$filter=code eq 'WC-QA'")).value as Json[]) as [Json];
+  await ok('PATCH', `workCenterGroups(${group['id'] as string})`, { email: 'qa@changed.example' });
+  expect((await expectFresh('engChangeOrderTasks', "workCenterGroupCode eq 'WC-QA' and assignedTo eq null")).map((x) => x['assignedEmail'])).toContain('qa@changed.example');
+});
+
+test('exists properties follow the related rows, and counting past zero builds nothing again', async () => {
+  const ecn = await ok('POST', 'engChangeNotices', { drawingNumber: 'D-EXISTS' });
+  const id = ecn['id'] as string;
+  expect(ecn['bomCommentExists']).toBe(false);
+  const first = await ok('POST', `engChangeNotices(${id})/engChangeNoticeComments`, { comment: 'one' });
+  expect((await ok('GET', `engChangeNotices(${id})`))['bomCommentExists']).toBe(true);
+  // A marked text (a write of the column alone keeps what it writes) shows whether the next write builds the JSON again.
+  await t.query(`UPDATE "engChangeNotices" SET "_entityJson" = "_entityJson" || ' ' WHERE "id" = ?`, [id]);
+  await ok('POST', `engChangeNotices(${id})/engChangeNoticeComments`, { comment: 'two' });
+  const [kept] = await t.query('SELECT "_count_engChangeNoticeComments" AS "n", "_entityJson" AS "j" FROM "engChangeNotices" WHERE "id" = ?', [id]);
+  expect(kept?.['n']).toBe(2); // the counter was written, from 1 to 2...
+  expect(String(kept?.['j']).endsWith(' ')).toBe(true); // ...and the JSON, which shows only whether it is above zero, was kept
+  await t.query(`UPDATE "engChangeNotices" SET "_entityJson" = NULL WHERE "id" = ?`, [id]);
+  await ok('DELETE', `engChangeNotices(${id})/engChangeNoticeComments(${first['id'] as string})`);
+  expect((await ok('GET', `engChangeNotices(${id})`))['bomCommentExists']).toBe(true);
+  await t.query('DELETE FROM "engChangeNoticeComments" WHERE "engChangeNoticeId" = ?', [id]);
+  expect((await ok('GET', `engChangeNotices(${id})`))['bomCommentExists']).toBe(false);
+  await expectFresh('engChangeNotices');
+});
+
+test('a row written with the triggers off is answered from its columns, and building it again mends it', async () => {
+  const ecn = await ok('POST', 'engChangeNotices', { drawingNumber: 'D-QUIET' });
+  const id = ecn['id'] as string;
+  const client = new pg.Client({ connectionString: database.url });
+  await client.connect();
+  try {
+    await client.query(`SET session_replication_role = 'replica'`);
+    await client.query('UPDATE "engChangeNotices" SET "drawingNumber" = $1, "_entityJson" = NULL WHERE "id" = $2', ['D-NO-TRIGGER', id]);
+  } finally {
+    await client.end();
+  }
+  expect(await stored()).toEqual({ engChangeNotices: 1 });
+  expect((await ok('GET', `engChangeNotices(${id})`))['drawingNumber']).toBe('D-NO-TRIGGER');
+  expect(((await ok('GET', `engChangeNotices?$filter=id eq ${id}`)).value as Json[])[0]?.['drawingNumber']).toBe('D-NO-TRIGGER');
+  await t.query('UPDATE "engChangeNotices" SET "_entityJson" = NULL WHERE "_entityJson" IS NULL');
+  expect(await stored()).toEqual({});
+});
+
+test('a changed model builds the JSON of its rows again at start-up', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ecn-entity-json-'));
+  const metadata = path.join(dir, 'metadata');
+  fs.cpSync(FIXTURE_METADATA, metadata, { recursive: true });
+  const file = path.join(metadata, 'entities', 'engChangeNoticeComment.json');
+  const comment = JSON.parse(fs.readFileSync(file, 'utf8'));
+  // A lookup adds no column: only the triggers' statements tell the schema stamp that something changed.
+  comment.properties.splice(2, 0, { name: 'drawingNumber', type: 'Edm.String', maxLength: 30, computed: { kind: 'lookup', path: ['engChangeNotice', 'drawingNumber'] } });
+  fs.writeFileSync(file, JSON.stringify(comment));
+  // A database of its own: the suite's service keeps the model it started with.
+  const own = await createEmptyDatabase('entity_json_model');
+  await (await startTestService({ dbFile: own.url })).close();
+  const other = await startTestService({ dbFile: own.url, metadataDir: metadata, seed: false });
+  try {
+    const [c] = ((await other.call('GET', `${base}/engChangeNoticeComments?$top=1`)).json as { value: Json[] }).value as [Json];
+    expect(Object.keys(c).slice(0, 4)).toEqual(['@odata.etag', 'id', 'engChangeNoticeId', 'drawingNumber']);
+    const ecn = (await other.call('GET', `${base}/engChangeNotices(${c['engChangeNoticeId'] as string})`)).json as Json;
+    expect(c['drawingNumber']).toBe(ecn['drawingNumber']);
+    expect(await staleEntityJson(other.service.engine.db, other.service.model)).toEqual({});
+    // ...and the new lookup follows the ECN it reads.
+    await other.call('PATCH', `${base}/engChangeNotices(${ecn['id'] as string})`, { body: { drawingNumber: 'D-FOLLOWED' }, headers: { 'If-Match': '*' } });
+    const again = (await other.call('GET', `${base}/engChangeNotices(${ecn['id'] as string})/engChangeNoticeComments(${c['id'] as string})`)).json as Json;
+    expect(again['drawingNumber']).toBe('D-FOLLOWED');
+  } finally {
+    await other.close();
+    await own.drop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
