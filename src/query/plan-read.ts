@@ -2,7 +2,7 @@
  * Plans the SELECT of an entity read: the columns of the entity (stored, computed, row version),
  * restricted to one company and to the conditions the path implies (key, parent reference).
  */
-import { HIDDEN_COLUMNS, type EntityType } from '../edm/model.js';
+import { HIDDEN_COLUMNS, type EntityType, type Property } from '../edm/model.js';
 import type { StoredValue } from '../edm/values.js';
 import { and, col, eq, param, select } from '../sql/build.js';
 import type { OrderItem, SelectColumn, SelectNode, SqlExpr } from '../sql/nodes.js';
@@ -75,7 +75,21 @@ export function companyCondition(type: EntityType, alias: string, companyId: str
   return eq(col(alias, HIDDEN_COLUMNS.company), param(companyId));
 }
 
-/** Plans the SELECT for a read. Order: conditions, filter, order (key appended), limit/offset. */
+/**
+ * true when `order` already puts the rows of one company in one order: it sorts by every column of a
+ * unique property or alternate key, none of them nullable (NULLs repeat in a unique index). Then the
+ * key is not appended: PostgreSQL does not see that the key adds nothing and sorted what the index
+ * gave it again (an incremental sort of the 100-row page of ECNs by number, id: 310-410 -> 230-270 µs
+ * of the server's CPU). Keyset paging still compares the key (plan-page.ts), which changes nothing
+ * where these values are unique.
+ */
+export function ordersUniquely(type: EntityType, alias: string, order: readonly OrderItem[]): boolean {
+  const sorted = new Set(order.flatMap((o) => (o.expr.kind === 'column' && o.expr.table === alias ? [o.expr.column] : [])));
+  const covers = (props: readonly Property[]): boolean => props.length > 0 && props.every((p) => !p.nullable && p.storage.kind === 'column' && sorted.has(p.name));
+  return type.properties.some((p) => p.unique && covers([p])) || type.alternateKeys.some(covers);
+}
+
+/** Plans the SELECT for a read. Order: conditions, filter, order (key appended unless already unique), limit/offset. */
 export function planRead(input: ReadPlanInput): SelectNode {
   const aliases = new AliasGenerator();
   const t = aliases.fresh();
@@ -96,7 +110,7 @@ export function planRead(input: ReadPlanInput): SelectNode {
     input.where?.(scope),
   );
   const order: OrderItem[] = [...(input.orderBy?.(scope) ?? [])];
-  order.push({ expr: col(t, type.key.name), direction: 'ASC', notNull: true });
+  if (!ordersUniquely(type, t, order)) order.push({ expr: col(t, type.key.name), direction: 'ASC', notNull: true });
   columns.push(...(input.extraColumns?.(scope) ?? []));
   return select({
     columns,

@@ -57,7 +57,7 @@ test('the page and its count are one statement with the exact SQL and parameters
   const nullsFirst = postgres ? ' NULLS FIRST' : '';
   const page =
     `SELECT ${pageAgg} AS "_page" FROM (SELECT ${entity} AS "_json", "t0"."id" AS "id", "t0"."_version" AS "_version", "t0"."number" AS "_sort0" ` +
-    `FROM "engChangeNotices" AS "t0"${lateral} WHERE ("t0"."_companyId" = ${p(2)}) ORDER BY "t0"."number" ASC${nullsFirst}, "t0"."id" ASC ${limit}) AS "p"`;
+    `FROM "engChangeNotices" AS "t0"${lateral} WHERE ("t0"."_companyId" = ${p(2)}) ORDER BY "t0"."number" ASC${nullsFirst} ${limit}) AS "p"`;
   const count =
     `SELECT CASE WHEN ("k"."c" = 1) THEN (SELECT count(*) FROM "engChangeNotices" AS "a") ELSE (SELECT count(*) FROM "engChangeNotices" AS "t0" WHERE ("t0"."_companyId" = ${p(4)})) END AS "n" ` +
     'FROM (SELECT count(*) AS "c" FROM "companies" AS "c") AS "k"';

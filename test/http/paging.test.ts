@@ -98,7 +98,7 @@ sqliteOnly('a page no next page can follow ($top within the page size) is one JS
     const page = seen.find((s) => s.sql.includes('AS "_page"'));
     expect(page).toEqual({
       sql:
-        `SELECT group_concat("p"."_json", ?) AS "_page" FROM (SELECT json_object('@odata.etag', CASE WHEN ("t0"."_etagOf" = "t0"."_version") THEN "t0"."_etag" ELSE odata_etag("t0"."_version") END, 'id', "t0"."id", 'number', "t0"."number") AS "_json", "t0"."id" AS "id", "t0"."_version" AS "_version", "t0"."number" AS "_sort0" FROM "engChangeNotices" AS "t0" WHERE ("t0"."_companyId" = ?) ORDER BY "t0"."number" ASC, "t0"."id" ASC LIMIT CAST(? AS INTEGER)) AS "p"`,
+        `SELECT group_concat("p"."_json", ?) AS "_page" FROM (SELECT json_object('@odata.etag', CASE WHEN ("t0"."_etagOf" = "t0"."_version") THEN "t0"."_etag" ELSE odata_etag("t0"."_version") END, 'id', "t0"."id", 'number', "t0"."number") AS "_json", "t0"."id" AS "id", "t0"."_version" AS "_version", "t0"."number" AS "_sort0" FROM "engChangeNotices" AS "t0" WHERE ("t0"."_companyId" = ?) ORDER BY "t0"."number" ASC LIMIT CAST(? AS INTEGER)) AS "p"`,
       params: [',', company, 2],
     });
     const empty = await t.call('GET', `/companies(${company})/engChangeNotices?$top=0`);

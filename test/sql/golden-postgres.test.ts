@@ -29,7 +29,7 @@ afterAll(async () => {
 });
 
 const COLS = 'SELECT "t0"."id" AS "id", "t0"."number" AS "number", "t0"."_version" AS "_version" FROM "engChangeNotices" AS "t0"';
-const ORDER = ' ORDER BY "t0"."number" ASC NULLS FIRST, "t0"."id" ASC';
+const ORDER = ' ORDER BY "t0"."number" ASC NULLS FIRST';
 
 const exact: { q: string; sql: string; params: readonly unknown[]; rows: readonly string[] }[] = [
   // eq null is null-safe (OData: null eq null is true): IS NOT DISTINCT FROM, the null bound as $2.
