@@ -32,7 +32,7 @@ let lastTime: Date | undefined;
 let lastIso = '';
 
 /** `now.toISOString()`, remembered for the last Date (every row of a bulk batch shares one). */
-function isoTime(now: Date): string {
+export function isoTime(now: Date): string {
   if (now !== lastTime) {
     lastTime = now;
     lastIso = now.toISOString();

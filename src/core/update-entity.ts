@@ -5,13 +5,15 @@
  * The caller owns the transaction.
  */
 import { compile } from '../sql/compile.js';
-import { bin, col, eq, param } from '../sql/build.js';
+import { and, bin, col, constant, eq, param } from '../sql/build.js';
+import type { SqlExpr } from '../sql/nodes.js';
+import { companyCondition, type PathCondition } from '../query/plan-read.js';
 import { HIDDEN_COLUMNS, type EntityType } from '../edm/model.js';
 import { PreconditionFailedError } from '../errors/odata-error.js';
 import type { StoredValue } from '../edm/values.js';
 import type { DbRow } from '../db/database.js';
 import { checkReferences, checkRequired, checkUnique, type RowValues } from './write-checks.js';
-import { stampRow } from './insert-entity.js';
+import { isoTime, stampRow } from './insert-entity.js';
 import { returningColumns, writeReturnsRow } from '../query/plan-returning.js';
 import { writesOf } from '../sql/statement-cache.js';
 import { readRow } from './resolve-path.js';
@@ -66,6 +68,47 @@ export async function writeUpdate(svc: ServiceContext, tx: Statements, type: Ent
   const stored = await readRow(svc, tx, type, companyId, [{ property: type.key.name, value: key }]);
   if (stored === undefined) throw new Error(`updated ${type.name} row not found`);
   return stored;
+}
+
+/**
+ * The UPDATE of the row `conditions` select (in the company), without reading it first: the stamps are
+ * computed by the statement (a version past the stored one and the clock's, as nextRowVersion gives,
+ * and its ETag), and with `version` (If-Match) it writes only that version of the row. Returns the row
+ * as stored, or undefined when nothing was written (no such row, or another version): the caller then
+ * reads it to say which. For a type whose write returns its row (query/plan-returning.ts).
+ */
+export async function writeUpdateWhere(
+  svc: ServiceContext,
+  tx: Statements,
+  type: EntityType,
+  companyId: string | undefined,
+  conditions: readonly PathCondition[],
+  changes: ReadonlyMap<string, StoredValue>,
+  now: Date,
+  version: number | undefined,
+): Promise<DbRow | undefined> {
+  const values: RowValues = new Map(changes);
+  const at = isoTime(now);
+  for (const p of type.properties) if (p.autoModified) values.set(p.name, at);
+  const columns = [...values.keys()].sort();
+  const scoped = type.scope === 'company';
+  const params: StoredValue[] = [...columns.map((c) => values.get(c) ?? null), svc.nextVersion(), ...(scoped ? [companyId ?? null] : []), ...conditions.map((c) => c.value)];
+  if (version !== undefined) params.push(version);
+  const shape = `update where ${conditions.map((c) => c.property).join(',')}${version === undefined ? '' : ' version'} set ${columns.join(',')}`;
+  const d = svc.engine.dialect;
+  const { version: versionColumn, etag, etagVersion } = HIDDEN_COLUMNS;
+  const q = writesOf(type, d).compiled(shape, params, (v) => {
+    let i = 0;
+    const next = (): SqlExpr => param(v[i++] as StoredValue);
+    const set = columns.map((column) => ({ column, value: next() }));
+    const stamped = d.larger(next(), bin('+', col(type.table, versionColumn), constant(1)));
+    set.push({ column: versionColumn, value: stamped }, { column: etag, value: { kind: 'call', name: 'odata_etag', args: [stamped] } }, { column: etagVersion, value: stamped });
+    const company = scoped ? companyCondition(type, type.table, String(v[i++])) : undefined;
+    const where = and(company, ...conditions.map((c) => eq(col(type.table, c.property), next())), version === undefined ? undefined : eq(col(type.table, versionColumn), next()));
+    if (where === undefined) throw new Error(`an UPDATE of ${type.name} without conditions`);
+    return { kind: 'update', table: type.table, set, where, returning: returningColumns(type) };
+  });
+  return tx.runReturning(q);
 }
 
 /** Deletes one row by key; contained children go with it through the foreign keys' ON DELETE CASCADE. */

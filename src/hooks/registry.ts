@@ -8,7 +8,7 @@
  */
 import type { EdmModel, EntityType } from '../edm/model.js';
 import { chooseFrom } from '../edm/suggest-name.js';
-import { HOOK_NAMES, type ActionHandler, type EntityHooks } from './types.js';
+import { HOOK_NAMES, validatesUpdate, type ActionHandler, type EntityHooks } from './types.js';
 
 /** A hook module that does not fit the model or the hook interface; `code` says which check failed. */
 export class HookRegistryError extends Error {
@@ -51,6 +51,10 @@ function checkModule(model: EdmModel, module: EntityHooks, position: number): En
     if (!MODULE_KEYS.includes(key)) {
       throw new HookRegistryError('HOOK_NOT_SUPPORTED', `${label}: '${key}' is not a supported hook; ${chooseFrom(key, MODULE_KEYS.filter((k) => k !== 'entityType'))}.`);
     }
+    if (key === 'validatesOnUpdate') {
+      checkValidatedProperties(type, module, label);
+      continue;
+    }
     if (key === 'entityType' || key === 'actions' || value === undefined) continue;
     if (typeof value !== 'function') throw new HookRegistryError('HOOK_INVALID_HANDLER', `${label}: '${key}' must be a function, not a ${describe(value)}.`);
   }
@@ -62,6 +66,24 @@ function checkModule(model: EdmModel, module: EntityHooks, position: number): En
     if (typeof handler !== 'function') throw new HookRegistryError('HOOK_INVALID_HANDLER', `${label}: action '${action}' must be a function, not a ${describe(handler)}.`);
   }
   return type;
+}
+
+/** `validatesOnUpdate`: a list of the type's stored properties, beside a validateWrite. */
+function checkValidatedProperties(type: EntityType, module: EntityHooks, label: string): void {
+  const fields: unknown = module.validatesOnUpdate;
+  if (fields === undefined) return;
+  if (!Array.isArray(fields) || fields.some((f) => typeof f !== 'string')) {
+    throw new HookRegistryError('HOOK_INVALID_HANDLER', `${label}: 'validatesOnUpdate' must be a list of property names, not a ${describe(fields)}.`);
+  }
+  if (module.validateWrite === undefined) {
+    throw new HookRegistryError('HOOK_INVALID_HANDLER', `${label}: 'validatesOnUpdate' names the properties validateWrite looks at, but the module has no validateWrite.`);
+  }
+  const stored = type.properties.filter((p) => p.storage.kind !== 'computed').map((p) => p.name);
+  for (const name of fields as string[]) {
+    if (!stored.includes(name)) {
+      throw new HookRegistryError('HOOK_INVALID_HANDLER', `${label}: 'validatesOnUpdate' names '${name}', which is not a stored property of ${type.name}; ${chooseFrom(name, stored, 'a property of ' + type.name)}.`);
+    }
+  }
 }
 
 /** One module that runs the framework's phases first, then the rule module's; actions are the rule module's. */
@@ -81,9 +103,12 @@ function compose(framework: EntityHooks, rules: EntityHooks | undefined): Entity
       // The rule's result is returned so that run-hooks still refuses a validateWrite that returns a promise.
       validateWrite(ctx) {
         first.validateWrite?.(ctx);
+        if (ctx.op === 'update' && first.validateWrite !== undefined && !validatesUpdate(rule, ctx.changed)) return undefined;
         return rule.validateWrite?.(ctx);
       },
     }),
+    // The framework's checks run on every update; only a rule module alone narrows them to its fields.
+    ...(first.validateWrite === undefined && rule.validatesOnUpdate !== undefined ? { validatesOnUpdate: rule.validatesOnUpdate } : {}),
     ...(first.afterCommit === undefined && rule.afterCommit === undefined ? {} : {
       async afterCommit(ctx) {
         await first.afterCommit?.(ctx);

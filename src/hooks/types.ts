@@ -132,6 +132,13 @@ export interface EntityHooks<T extends Row = Row> {
   beforeWrite?(ctx: BeforeWriteContext): void | Promise<void>;
   /** Inside the transaction; throw (or reject) to refuse. */
   validateWrite?(ctx: ValidateWriteContext<T>): void | Promise<void>;
+  /**
+   * The properties whose change `validateWrite` looks at on an update (as BC's OnValidate triggers
+   * belong to fields). An update that sets none of them does not run it, so the service need not read
+   * the row first: a PATCH of other properties is then one conditional UPDATE (core/one-statement-update.ts).
+   * Omitted: validateWrite runs on every update. Checked against the model at start-up.
+   */
+  readonly validatesOnUpdate?: readonly string[];
   /** Async, after COMMIT; errors are logged, never returned to the client. */
   afterCommit?(ctx: AfterCommitContext<T>): void | Promise<void>;
   /** Bound actions by name, each declared on this type in the model. */
@@ -139,7 +146,16 @@ export interface EntityHooks<T extends Row = Row> {
 }
 
 /** The names a hook module may have, besides `entityType` (Fastify's closed hook list). */
-export const HOOK_NAMES = ['beforeWrite', 'validateWrite', 'afterCommit', 'actions'] as const;
+export const HOOK_NAMES = ['beforeWrite', 'validateWrite', 'validatesOnUpdate', 'afterCommit', 'actions'] as const;
+
+/** true when `validateWrite` of `hooks` runs for an update that sets `changed` (see validatesOnUpdate). */
+export function validatesUpdate(hooks: EntityHooks | undefined, changed: Iterable<string>): boolean {
+  if (hooks?.validateWrite === undefined) return false;
+  const fields = hooks.validatesOnUpdate;
+  if (fields === undefined) return true;
+  for (const name of changed) if (fields.includes(name)) return true;
+  return false;
+}
 
 /**
  * Declares a hook module with typed rows. The registry holds modules as `EntityHooks<Row>`; `T` only

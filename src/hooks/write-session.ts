@@ -18,7 +18,7 @@ import { enqueue, type OutboxEvent } from '../events/outbox.js';
 import { checkEmitted } from '../events/emit-check.js';
 import { runAction, runAfterCommit, runValidateWrite, type CommittedWrite } from './run-hooks.js';
 import { rowOf, rowOfValues, txReader, txWriter } from './tx-access.js';
-import type { ActionHandler, AfterCommitContext, HookContext, Row, TxContext, ValidateWriteContext } from './types.js';
+import { validatesUpdate, type ActionHandler, type AfterCommitContext, type HookContext, type Row, type TxContext, type ValidateWriteContext } from './types.js';
 
 /** Who writes, where and when; the same for every write of the transaction. */
 export interface WriteIdentity {
@@ -113,7 +113,7 @@ export class WriteSession {
     const changed = new Set(changes.keys());
     await checkUpdate(svc, tx, type, identity.companyId, mergeChanges(type, before, changes), changed, key);
     const old = rowOf(type, before);
-    await this.validate(type, { op: 'update', before: old, after: { ...old, ...Object.fromEntries(changes) }, changed });
+    if (validatesUpdate(svc.hooks.forType(type), changed)) await this.validate(type, { op: 'update', before: old, after: { ...old, ...Object.fromEntries(changes) }, changed });
     const stored = await writeUpdate(svc, tx, type, identity.companyId, before, changes, identity.now);
     this.record(type, { op: 'update', before: old, after: rowOf(type, stored) });
     return stored;

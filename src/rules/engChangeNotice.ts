@@ -63,6 +63,8 @@ async function createEngChangeOrder(ctx: ActionContext<EngChangeNoticeRow>): Pro
 /** The hook module of engChangeNotice. */
 export const engChangeNotice = defineHooks<EngChangeNoticeRow>({
   entityType: TYPES.ecn,
+  // An update of other fields (a drawing number) runs no rule, so it need not read the ECN first.
+  validatesOnUpdate: ['status', ...SOURCE_FIELDS],
   validateWrite(ctx) {
     if (ctx.op === 'delete') return;
     // On update only when a source field changes, so an old row never blocks unrelated edits.

@@ -34,6 +34,21 @@ export function etagMatches(header: string, currentEtag: string): boolean {
   return splitTags(header).some((t) => opaque(t) === current);
 }
 
+/**
+ * The row version an If-Match value names when it is exactly one ETag this service wrote (formatEtag),
+ * else undefined (`*`, a list, a tag of another form).
+ */
+export function versionOfEtag(header: string): number | undefined {
+  const tags = splitTags(header);
+  if (tags.length !== 1) return undefined;
+  const value = opaque(tags[0] as string);
+  if (value === undefined) return undefined;
+  const text = Buffer.from(value, 'base64').toString('latin1');
+  if (!/^[0-9]{1,16}$/.test(text)) return undefined;
+  const version = Number(text);
+  return Number.isSafeInteger(version) && opaque(formatEtag(version)) === value ? version : undefined;
+}
+
 function splitTags(header: string): string[] {
   const tags: string[] = [];
   const re = /\s*((?:W\/)?"[^"]*"|[^,]+)\s*(?:,|$)/g;

@@ -123,6 +123,8 @@ export interface Dialect {
   jsonTextList(rowJson: SqlExpr): SqlExpr;
   /** Text concatenation of the parts (a NULL part makes the whole NULL). */
   concat(parts: readonly SqlExpr[]): SqlExpr;
+  /** The larger of two numbers (SQLite's two-argument max, PostgreSQL's GREATEST). */
+  larger(a: SqlExpr, b: SqlExpr): SqlExpr;
   /** A stored 0/1 boolean as a JSON member value: JSON true/false, NULL stays NULL. */
   jsonBoolean(e: SqlExpr): SqlExpr;
   /**

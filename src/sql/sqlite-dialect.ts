@@ -120,6 +120,7 @@ export const sqliteDialect: Dialect = {
   jsonTextArrayAgg: (rowJson) => call('coalesce', concat([p('['), call('group_concat', rowJson, p(',')), p(']')]), p('[]')),
   jsonTextList: (rowJson) => call('group_concat', rowJson, p(',')),
   concat,
+  larger: (a, b) => call('max', a, b),
   // `CASE (e = 1)` evaluates e once (it may be an EXISTS subquery); json() of a constant is computed once per statement.
   jsonBoolean: (e) => ({ kind: 'case', base: bin('=', e, c(1)), whens: [{ when: c(1), then: call('json', name('true')) }, { when: c(0), then: call('json', name('false')) }] }),
   jsonNumber,

@@ -18,6 +18,7 @@ import type { OperationContext } from '../operation-context.js';
 import type { ODataResponse } from '../request.js';
 import { createdHeaders, entityResponse, jsonResponse, noContent } from '../responses.js';
 import { loadTarget, resolvePath } from '../resolve-path.js';
+import { oneStatementUpdate, updateInOneStatement } from '../one-statement-update.js';
 import type { RowValues } from '../write-checks.js';
 import { checkPreconditions, preferReturn, readJsonBody } from '../request-body.js';
 import { beforeWrite, writeIdentity } from './write-hooks.js';
@@ -146,8 +147,11 @@ export async function update(ctx: OperationContext, replace = false): Promise<OD
   if (replace) for (const [name, value] of replacedValues(type, given)) values.set(name, value);
   const changes = await beforeWrite(ctx, type, 'update', values);
   const identity = writeIdentity(ctx);
+  const oneStatement = oneStatementUpdate(svc, type, ctx.path.steps, ctx.req, body as Record<string, unknown>, changes);
 
   const result = await ctx.writes.run(svc, identity, async (session) => {
+    const written = oneStatement === undefined ? undefined : await updateInOneStatement(svc, session.tx, ctx.path.steps, identity.companyId, type, changes, identity.now, oneStatement);
+    if (written !== undefined) return written;
     const target = await loadTarget(svc, session.tx, ctx.path.steps, identity.companyId);
     checkSentKey(type, body, target.row[type.key.name]);
     checkPreconditions(ctx.req, rowEtag(target.row), true);

@@ -187,6 +187,7 @@ export const postgresDialect: Dialect = {
   jsonTextArrayAgg,
   jsonTextList: (rowJson) => call('string_agg', rowJson, p(',')),
   concat,
+  larger: (a, b) => call('GREATEST', a, b),
   // int4() takes a stored smallint 0/1 and a condition (a computed `exists`) alike (boolean has no cast to bigint); NULL stays NULL.
   jsonBoolean: (e) => bin('=', call('int4', e), c(1)),
   jsonNumber,

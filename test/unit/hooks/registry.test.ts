@@ -4,7 +4,7 @@
  * that returns a promise (src/hooks/run-hooks.ts).
  */
 import { buildHookRegistry, HookRegistryError } from '../../../src/hooks/registry.js';
-import { defineHooks, type EntityHooks } from '../../../src/hooks/types.js';
+import { defineHooks, validatesUpdate, type EntityHooks } from '../../../src/hooks/types.js';
 import { businessRules } from '../../../src/rules/index.js';
 import { startTestService } from '../../helpers/test-service.js';
 import { loadTestModel } from '../../fixtures/model.js';
@@ -107,4 +107,33 @@ test("a framework module's phases run before the rule module's of the same type;
   expect(typeof registry.action(ecn, 'createEngChangeOrder')).toBe('function');
   const alone = buildHookRegistry(model, [], [framework]).forType(ecn);
   expect(alone).toBe(framework);
+});
+
+test('validatesOnUpdate names stored properties of the type, beside a validateWrite; a misspelt one is refused with a suggestion', async () => {
+  const validate = (): undefined => undefined;
+  expect(() => buildHookRegistry(model, [defineHooks({ entityType: 'engChangeNotice', validateWrite: validate, validatesOnUpdate: ['status'] })])).not.toThrow();
+  const misspelt = registryError([defineHooks({ entityType: 'engChangeNotice', validateWrite: validate, validatesOnUpdate: ['statu'] })]);
+  expect(misspelt.code).toBe('HOOK_INVALID_HANDLER');
+  expect(misspelt.message).toContain("'validatesOnUpdate' names 'statu', which is not a stored property of engChangeNotice");
+  expect(misspelt.message).toContain('use "status" (did you mean it?)');
+  // A computed property is no field a write sets.
+  expect(registryError([defineHooks({ entityType: 'engChangeNotice', validateWrite: validate, validatesOnUpdate: ['bomExists'] })]).message).toContain("'bomExists', which is not a stored property");
+  expect(registryError([defineHooks({ entityType: 'engChangeNotice', validatesOnUpdate: ['status'] })]).message).toContain('the module has no validateWrite');
+  expect(registryError([loose({ entityType: 'engChangeNotice', validateWrite: validate, validatesOnUpdate: 'status' })]).message).toContain('must be a list of property names');
+});
+
+test('validatesOnUpdate: an update that sets none of the fields does not run the rule; with a framework module the framework check still runs', async () => {
+  const calls: string[] = [];
+  const rule = defineHooks({ entityType: 'engChangeNotice', validateWrite: (ctx) => void calls.push(`rule ${ctx.op}`), validatesOnUpdate: ['status'] });
+  const framework = defineHooks({ entityType: 'engChangeNotice', validateWrite: (ctx) => void calls.push(`framework ${ctx.op}`) });
+  const ecn = model.entityTypeByName.get('engChangeNotice');
+  if (ecn === undefined) throw new Error('no engChangeNotice');
+  expect(validatesUpdate(buildHookRegistry(model, [rule]).forType(ecn), ['drawingNumber'])).toBe(false);
+  expect(validatesUpdate(buildHookRegistry(model, [rule]).forType(ecn), ['drawingNumber', 'status'])).toBe(true);
+  const both = buildHookRegistry(model, [rule], [framework]).forType(ecn);
+  expect(both?.validatesOnUpdate).toBeUndefined();
+  expect(validatesUpdate(both, ['drawingNumber'])).toBe(true);
+  await both?.validateWrite?.({ op: 'update', changed: new Set(['drawingNumber']) } as never);
+  await both?.validateWrite?.({ op: 'update', changed: new Set(['status']) } as never);
+  expect(calls).toEqual(['framework update', 'framework update', 'rule update']);
 });
