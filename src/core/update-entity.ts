@@ -102,7 +102,7 @@ export async function writeUpdateWhere(
     const next = (): SqlExpr => param(v[i++] as StoredValue);
     const set = columns.map((column) => ({ column, value: next() }));
     const stamped = d.larger(next(), bin('+', col(type.table, versionColumn), constant(1)));
-    set.push({ column: versionColumn, value: stamped }, { column: etag, value: { kind: 'call', name: 'odata_etag', args: [stamped] } }, { column: etagVersion, value: stamped });
+    set.push({ column: versionColumn, value: stamped }, { column: etag, value: d.rowEtag(stamped) }, { column: etagVersion, value: stamped });
     const company = scoped ? companyCondition(type, type.table, String(v[i++])) : undefined;
     const where = and(company, ...conditions.map((c) => eq(col(type.table, c.property), next())), version === undefined ? undefined : eq(col(type.table, versionColumn), next()));
     if (where === undefined) throw new Error(`an UPDATE of ${type.name} without conditions`);

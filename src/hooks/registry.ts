@@ -13,7 +13,7 @@ import { HOOK_NAMES, validatesUpdate, type ActionHandler, type EntityHooks } fro
 /** A hook module that does not fit the model or the hook interface; `code` says which check failed. */
 export class HookRegistryError extends Error {
   constructor(
-    readonly code: 'HOOK_INVALID_MODULE' | 'HOOK_UNKNOWN_ENTITY_TYPE' | 'HOOK_DUPLICATE_MODULE' | 'HOOK_NOT_SUPPORTED' | 'HOOK_INVALID_HANDLER' | 'HOOK_UNKNOWN_ACTION',
+    readonly code: 'HOOK_INVALID_MODULE' | 'HOOK_UNKNOWN_ENTITY_TYPE' | 'HOOK_DUPLICATE_MODULE' | 'HOOK_NOT_SUPPORTED' | 'HOOK_INVALID_HANDLER' | 'HOOK_UNKNOWN_ACTION' | 'HOOK_INVALID_FIELDS',
     message: string,
   ) {
     super(message);
@@ -73,15 +73,15 @@ function checkValidatedProperties(type: EntityType, module: EntityHooks, label: 
   const fields: unknown = module.validatesOnUpdate;
   if (fields === undefined) return;
   if (!Array.isArray(fields) || fields.some((f) => typeof f !== 'string')) {
-    throw new HookRegistryError('HOOK_INVALID_HANDLER', `${label}: 'validatesOnUpdate' must be a list of property names, not a ${describe(fields)}.`);
+    throw new HookRegistryError('HOOK_INVALID_FIELDS', `${label}: 'validatesOnUpdate' must be a list of property names, not a ${describe(fields)}.`);
   }
   if (module.validateWrite === undefined) {
-    throw new HookRegistryError('HOOK_INVALID_HANDLER', `${label}: 'validatesOnUpdate' names the properties validateWrite looks at, but the module has no validateWrite.`);
+    throw new HookRegistryError('HOOK_INVALID_FIELDS', `${label}: 'validatesOnUpdate' names the properties validateWrite looks at, but the module has no validateWrite.`);
   }
   const stored = type.properties.filter((p) => p.storage.kind !== 'computed').map((p) => p.name);
   for (const name of fields as string[]) {
     if (!stored.includes(name)) {
-      throw new HookRegistryError('HOOK_INVALID_HANDLER', `${label}: 'validatesOnUpdate' names '${name}', which is not a stored property of ${type.name}; ${chooseFrom(name, stored, 'a property of ' + type.name)}.`);
+      throw new HookRegistryError('HOOK_INVALID_FIELDS', `${label}: 'validatesOnUpdate' names '${name}', which is not a stored property of ${type.name}; ${chooseFrom(name, stored, 'a property of ' + type.name)}.`);
     }
   }
 }

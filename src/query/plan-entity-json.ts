@@ -7,6 +7,7 @@
  * string keys) stay with the JavaScript writer: see `sqlJsonSupported`.
  */
 import { HIDDEN_COLUMNS, type EntityType, type Property } from '../edm/model.js';
+import { keepsEntityJson } from '../edm/keeps-entity-json.js';
 import type { JsonFormat } from '../core/format.js';
 import type { EntityLinkBase } from '../serialize/entity-json.js';
 import { param } from '../sql/build.js';
@@ -65,14 +66,6 @@ export function sqlJsonSupported(type: EntityType, select: ReadonlySet<string> |
   const media = type.properties.some((p) => p.storage.kind === 'media' && included(p, type, select));
   if (media && metadata === 'minimal' && !bareKey(type)) return false;
   return expand.every((e) => sqlJsonSupported(e.nav.target, e.select, e.expand, metadata));
-}
-
-/**
- * true when rows of `type` keep their entity JSON where the engine keeps it (Dialect.storedEntityJson):
- * every type but those with media properties, whose link annotations name the URL the request came to.
- */
-export function keepsEntityJson(type: EntityType): boolean {
-  return !type.properties.some((p) => p.storage.kind === 'media');
 }
 
 /** A property whose JSON value IEEE754Compatible=true spells otherwise (as a string). */

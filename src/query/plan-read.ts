@@ -29,7 +29,7 @@ export interface ReadPlanInput {
   readonly select?: ReadonlySet<string>;
   /** Extra filter, AND-ed to the path conditions; planned in the query's scope (it may add joins). */
   readonly where?: (scope: QueryScope) => SqlExpr | undefined;
-  /** Sort order before the key (which is always appended, for stable pages). */
+  /** Sort order before the key (appended for stable pages unless the order is unique already: ordersUniquely). */
   readonly orderBy?: (scope: QueryScope) => readonly OrderItem[];
   /** More output columns (expansions, sort values for the next page's skiptoken). */
   readonly extraColumns?: (scope: QueryScope) => readonly SelectColumn[];

@@ -8,7 +8,7 @@
 import { counterColumn, HIDDEN_COLUMNS, type EntityType, type NavigationProperty } from '../edm/model.js';
 import { and, col, select } from '../sql/build.js';
 import type { Dialect } from '../sql/dialect.js';
-import type { FromItem, SelectNode, SqlExpr } from '../sql/nodes.js';
+import type { FromItem, JoinNode, SelectNode, SqlExpr } from '../sql/nodes.js';
 import { assertNever } from '../util/assert-never.js';
 import { AliasGenerator } from './alias-generator.js';
 import { entityJsonExpr } from './plan-entity-json.js';
@@ -19,27 +19,38 @@ import { QueryScope } from './query-scope.js';
 /** Alias of the row in storedJsonSelect. */
 export const STORED_ROW_ALIAS = 't0';
 
-/**
- * `SELECT <the entity JSON of the row> FROM <row> AS t0`: `row` gives the row's columns under their
- * names (a trigger's new row). Links need no service URL: types with media properties keep no JSON.
- */
-export function storedJsonSelect(type: EntityType, dialect: Dialect, row: (alias: string) => FromItem): SelectNode {
+/** The entity JSON of the row at STORED_ROW_ALIAS, and the joins of that row's level it needs. */
+export interface StoredJsonParts {
+  readonly json: SqlExpr;
+  readonly joins: readonly JoinNode[];
+}
+
+/** The JSON a row of `type` keeps, built from its columns. Links need no service URL: types with media properties keep no JSON. */
+export function storedJsonParts(type: EntityType, dialect: Dialect): StoredJsonParts {
   const aliases = new AliasGenerator();
   const t = aliases.fresh();
   if (t !== STORED_ROW_ALIAS) throw new Error('the first alias is not t0');
   const scope = new QueryScope('$it', type, t, aliases);
   const columns = entityColumns(type, t, aliases);
   const json = entityJsonExpr(type, columns, { dialect, metadata: 'minimal', links: { serviceRootUrl: '', prefix: '' }, ieee754Compatible: false, build: true }, undefined, [], scope);
-  return select({ columns: [{ expr: json }], from: row(t), joins: scope.joins });
+  return { json, joins: scope.joins };
+}
+
+/** `SELECT <the entity JSON of the row> FROM <row> AS t0`: `row` gives the row's columns under their names (a trigger's new row). */
+export function storedJsonSelect(type: EntityType, dialect: Dialect, row: (alias: string) => FromItem): SelectNode {
+  const { json, joins } = storedJsonParts(type, dialect);
+  return select({ columns: [{ expr: json }], from: row(STORED_ROW_ALIAS), joins });
 }
 
 /**
- * What of the row itself the JSON reads, as expressions of the row at `alias`: every stored column,
- * the version and stored ETag, and for each related-row counter only whether it is above zero (a
+ * What of the row itself the JSON reads, as expressions of the row at `alias`: its company, every
+ * stored column, the version and stored ETag, and for each related-row counter only whether it is above zero (a
  * counter that moves from 3 to 4 changes nothing the JSON shows).
  */
 export function storedJsonInputs(type: EntityType, alias: string): SqlExpr[] {
   const inputs: SqlExpr[] = [];
+  // A lookup between company-scoped types joins on the company too: a row moved to another company reads other rows.
+  if (type.scope === 'company') inputs.push(col(alias, HIDDEN_COLUMNS.company));
   for (const p of type.properties) if (p.storage.kind === 'column') inputs.push(col(alias, p.name));
   inputs.push(col(alias, HIDDEN_COLUMNS.version), col(alias, HIDDEN_COLUMNS.etag), col(alias, HIDDEN_COLUMNS.etagVersion));
   const counters = new Set<string>();

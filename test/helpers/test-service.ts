@@ -12,7 +12,8 @@ import type { JwtSettings } from '../../src/auth/jwt-verifier.js';
 import type { EntityHooks } from '../../src/hooks/types.js';
 import { FIXTURE_METADATA, SHIPPED_METADATA } from '../fixtures/model.js';
 import { createEmptyDatabase, onPostgres } from './postgres.js';
-import { staleEntityJson } from '../../src/db/postgres/postgres-entity-json.js';
+import { staleEntityJson } from '../../src/db/postgres/postgres-stale-json.js';
+import { isPoolWait, isUnavailable } from '../../src/db/postgres/postgres-errors.js';
 
 /** The shipped application's metadata folder (`metadata/`). */
 export const REPO_METADATA = SHIPPED_METADATA;
@@ -116,7 +117,10 @@ export async function startTestService(
     // whatever the suite wrote (db/postgres/postgres-entity-json.ts). A database the suite made
     // unreachable is not checked.
     if (service.engine.name === 'postgres') {
-      const stale = await staleEntityJson(service.engine.db, service.model).catch(() => ({}));
+      const stale = await staleEntityJson(service.engine.db, service.model).catch((e: unknown) => {
+        if (isUnavailable(e) || isPoolWait(e)) return {};
+        throw e;
+      });
       if (Object.keys(stale).length > 0) {
         await service.close();
         await pg?.drop();

@@ -10,7 +10,7 @@ import { HIDDEN_COLUMNS, type EdmModel, type EntityType, type Property } from '.
 import { storageClass, type StorageClass } from '../column-types.js';
 import { foreignKeys, hiddenColumnDefs, indexDefs, storedProperties, type ColumnDef, type ForeignKey } from '../ddl.js';
 import { postgresDialect } from './postgres-dialect.js';
-import { keepsEntityJson } from '../../query/plan-entity-json.js';
+import { keepsEntityJson } from '../../edm/keeps-entity-json.js';
 
 /** Quotes an identifier. */
 export const q = (name: string): string => postgresDialect.quoteIdentifier(name);

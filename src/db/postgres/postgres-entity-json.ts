@@ -14,23 +14,25 @@
  * ETag, as before. Definitions are kept in `_entityJsonDefs`, so a changed model recreates the
  * triggers at start-up and builds the JSON of the type's rows again (in the migration's transaction).
  */
+import { createHash } from 'node:crypto';
 import type { EdmModel, EntityType } from '../../edm/model.js';
 import { HIDDEN_COLUMNS } from '../../edm/model.js';
-import { keepsEntityJson } from '../../query/plan-entity-json.js';
+import { keepsEntityJson } from '../../edm/keeps-entity-json.js';
 import { reachesRow, storedJsonDependencies, storedJsonInputs, storedJsonSelect, type StoredJsonDependency } from '../../query/plan-stored-json.js';
 import { col } from '../../sql/build.js';
 import { compile, type CompiledQuery } from '../../sql/compile.js';
 import type { SqlExpr, StatementNode } from '../../sql/nodes.js';
 import { objectName, q } from './postgres-ddl.js';
 import { postgresDialect } from './postgres-dialect.js';
+import { postgresFunctionsSql } from './postgres-functions.js';
 import type { PostgresSession } from './postgres-database.js';
 import type { Statements } from '../engine.js';
 
-/** A string as a SQL literal (standard_conforming_strings, PostgreSQL's default since 9.1). */
-function literal(value: unknown): string {
+/** A value as a SQL literal: an escape string (E'...'), which reads alike whatever standard_conforming_strings says. */
+export function literal(value: unknown): string {
   if (value === null) return 'NULL';
   if (typeof value === 'number' || typeof value === 'bigint') return String(value);
-  if (typeof value === 'string') return `'${value.replace(/'/g, "''")}'`;
+  if (typeof value === 'string') return `E'${value.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
   throw new Error(`a ${typeof value} value in the definition of a stored entity JSON`);
 }
 
@@ -56,9 +58,20 @@ function dollarQuoted(body: string): string {
   return `$${tag}$\n${body}\n$${tag}$`;
 }
 
+/**
+ * What every trigger function runs with, whoever writes: the schema the migration made the tables in,
+ * the owner's rights (a role that may write a looked-up table but not the rows that read it still has
+ * their JSON built again), and the shortest exact spelling of doubles (a session with
+ * extra_float_digits = 0 would store rounded numbers).
+ */
+const FUNCTION_SETTINGS = 'SECURITY DEFINER SET search_path FROM CURRENT SET extra_float_digits = 1';
+
+/** The name of a type's own trigger function (and trigger). */
+const rowFunction = (type: EntityType): string => objectName(`_jsonrow_${type.table}`);
+
 /** The statements that create the trigger building a type's JSON. */
 export function entityJsonTriggerSql(type: EntityType): string[] {
-  const fn = objectName(`_json_${type.table}`);
+  const fn = rowFunction(type);
   const json = q(HIDDEN_COLUMNS.entityJson);
   // The trigger's new row under its column names: `(SELECT "new".*) AS t0`.
   const build = statementText(storedJsonSelect(type, postgresDialect, (alias) => ({ kind: 'derived', alias, query: { kind: 'select', columns: [{ expr: { kind: 'star', table: 'new' } }], joins: [], orderBy: [] } })));
@@ -71,14 +84,14 @@ export function entityJsonTriggerSql(type: EntityType): string[] {
     'END',
   ].join('\n');
   return [
-    `CREATE OR REPLACE FUNCTION ${q(fn)}() RETURNS trigger LANGUAGE plpgsql AS ${dollarQuoted(body)}`,
+    `CREATE OR REPLACE FUNCTION ${q(fn)}() RETURNS trigger LANGUAGE plpgsql ${FUNCTION_SETTINGS} AS ${dollarQuoted(body)}`,
     `CREATE TRIGGER ${q(fn)} BEFORE INSERT OR UPDATE ON ${q(type.table)} FOR EACH ROW EXECUTE FUNCTION ${q(fn)}()`,
   ];
 }
 
-/** The name of a dependency's function (and, suffixed, of its triggers). */
+/** The name of a dependency's function (and, suffixed, of its triggers): another prefix than rowFunction's, so the two never meet. */
 function dependencyName(dep: StoredJsonDependency): string {
-  return `_json_${dep.type.table}_${dep.navigations.map((n) => n.name).join('_')}`;
+  return `_jsonlookup_${dep.type.table}_${dep.navigations.map((n) => n.name).join('_')}`;
 }
 
 /** `UPDATE <type> SET _entityJson = NULL WHERE <reaches the row>` for the trigger's row `old` or `new`. */
@@ -105,7 +118,7 @@ export function dependencyTriggerSql(dep: StoredJsonDependency): string[] {
   ].join('\n');
   const table = q(dep.table);
   return [
-    `CREATE OR REPLACE FUNCTION ${q(fn)}() RETURNS trigger LANGUAGE plpgsql AS ${dollarQuoted(body)}`,
+    `CREATE OR REPLACE FUNCTION ${q(fn)}() RETURNS trigger LANGUAGE plpgsql ${FUNCTION_SETTINGS} AS ${dollarQuoted(body)}`,
     `CREATE TRIGGER ${q(objectName(`${name}_rows`))} AFTER INSERT OR DELETE ON ${table} FOR EACH ROW EXECUTE FUNCTION ${q(fn)}()`,
     `CREATE TRIGGER ${q(objectName(`${name}_moves`))} AFTER UPDATE ON ${table} FOR EACH ROW WHEN (${row('old', dep.columns)} IS DISTINCT FROM ${row('new', dep.columns)}) EXECUTE FUNCTION ${q(fn)}()`,
   ];
@@ -129,8 +142,11 @@ export function entityJsonTriggersSql(model: EdmModel): string[] {
 
 function definitions(model: EdmModel): Definition[] {
   const defs: Definition[] = [];
+  // The JSON is also what the framework's functions (odata_etag, odata_json_number) write: a version
+  // of them that writes otherwise has every row's JSON built again.
+  const functions = `-- functions ${createHash('sha256').update(postgresFunctionsSql(undefined)).digest('hex')}`;
   for (const type of model.entityTypes.filter(keepsEntityJson)) {
-    defs.push({ key: `type/${type.table}`, rebuild: type.table, fn: objectName(`_json_${type.table}`), statements: entityJsonTriggerSql(type) });
+    defs.push({ key: `type/${type.table}`, rebuild: type.table, fn: rowFunction(type), statements: [...entityJsonTriggerSql(type), functions] });
     for (const dep of storedJsonDependencies(type)) {
       defs.push({ key: `lookup/${dependencyName(dep)}`, fn: objectName(dependencyName(dep)), statements: dependencyTriggerSql(dep) });
     }
@@ -156,7 +172,7 @@ export async function maintainPostgresEntityJson(s: PostgresSession, model: EdmM
     if (before?.definition === definition) continue;
     // CASCADE drops the function's triggers, wherever they are.
     await s.exec(`DROP FUNCTION IF EXISTS ${q(before?.fn ?? def.fn)}() CASCADE`);
-    for (const sql of def.statements) await s.exec(sql);
+    for (const sql of def.statements) if (!sql.startsWith('--')) await s.exec(sql);
     if (def.rebuild !== undefined) {
       await s.exec(`UPDATE ${q(def.rebuild)} SET ${q(HIDDEN_COLUMNS.entityJson)} = NULL`);
       rebuilt.push(def.rebuild);
@@ -173,21 +189,3 @@ export async function maintainPostgresEntityJson(s: PostgresSession, model: EdmM
   return rebuilt;
 }
 
-/**
- * Rows per table whose stored JSON is not the JSON built from the database as it is now (missing, or
- * stale: written with the triggers off). The tests run it after every PostgreSQL suite
- * (test/helpers/test-service.ts), and `check --db` reports it.
- */
-export async function staleEntityJson(s: Pick<Statements, 'get'>, model: EdmModel): Promise<Record<string, number>> {
-  const stale: Record<string, number> = {};
-  for (const type of model.entityTypes.filter(keepsEntityJson)) {
-    const built = storedJsonSelect(type, postgresDialect, (alias) => ({ kind: 'table', table: type.table, alias }));
-    const json = built.columns[0]?.expr as SqlExpr;
-    const alias = (built.from as { alias: string }).alias;
-    const where: SqlExpr = { kind: 'binary', operator: 'IS DISTINCT FROM', left: col(alias, HIDDEN_COLUMNS.entityJson), right: json };
-    const count = compile({ ...built, columns: [{ expr: { kind: 'call', name: 'count', args: [{ kind: 'star' }] }, alias: 'n' }], where }, postgresDialect);
-    const n = Number((await s.get(count))?.['n'] ?? 0);
-    if (n > 0) stale[type.table] = n;
-  }
-  return stale;
-}

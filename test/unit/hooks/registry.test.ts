@@ -113,7 +113,7 @@ test('validatesOnUpdate names stored properties of the type, beside a validateWr
   const validate = (): undefined => undefined;
   expect(() => buildHookRegistry(model, [defineHooks({ entityType: 'engChangeNotice', validateWrite: validate, validatesOnUpdate: ['status'] })])).not.toThrow();
   const misspelt = registryError([defineHooks({ entityType: 'engChangeNotice', validateWrite: validate, validatesOnUpdate: ['statu'] })]);
-  expect(misspelt.code).toBe('HOOK_INVALID_HANDLER');
+  expect(misspelt.code).toBe('HOOK_INVALID_FIELDS');
   expect(misspelt.message).toContain("'validatesOnUpdate' names 'statu', which is not a stored property of engChangeNotice");
   expect(misspelt.message).toContain('use "status" (did you mean it?)');
   // A computed property is no field a write sets.

@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createEmptyDatabase, type EmptyDatabase } from '../../../helpers/postgres.js';
 import { startTestService, type TestService } from '../../../helpers/test-service.js';
-import { staleEntityJson } from '../../../../src/db/postgres/postgres-entity-json.js';
+import { staleEntityJson } from '../../../../src/db/postgres/postgres-stale-json.js';
 import { FIXTURE_METADATA } from '../../../fixtures/model.js';
 
 let database: EmptyDatabase;
@@ -29,6 +29,8 @@ afterAll(async () => {
 });
 
 type Json = Record<string, unknown>;
+/** A lookup's fallback with what a SQL literal must escape (the trigger's text holds it as one). */
+const FALLBACK = `O'Brien \\ $1 "none"`;
 const ok = async (method: string, url: string, body?: unknown, status = method === 'POST' ? 201 : method === 'DELETE' ? 204 : 200): Promise<Json> => {
   const r = await t.call(method, `${base}/${url}`, { body, headers: method === 'PATCH' || method === 'DELETE' ? { 'If-Match': '*' } : {} });
   expect(`${method} ${url} ${r.status} ${r.status === status ? '' : r.text}`).toBe(`${method} ${url} ${status} `);
@@ -137,6 +139,41 @@ test('exists properties follow the related rows, and counting past zero builds n
   await expectFresh('engChangeNotices');
 });
 
+test('a row moved to another company reads that company\'s rows; a writer\'s own session settings and rights do not change the JSON', async () => {
+  const [cronus, other] = t.companyIds as [string, string];
+  const [ecn] = await t.query('SELECT "id", "changeReasonCode" AS "code" FROM "engChangeNotices" WHERE "_companyId" = ? AND "changeReasonCode" IS NOT NULL LIMIT 1', [cronus]);
+  const code = String(ecn?.['code']);
+  const client = new pg.Client({ connectionString: database.url });
+  await client.connect();
+  try {
+    await client.query('UPDATE "changeReasons" SET "description" = $1 WHERE "_companyId" = $2 AND "code" = $3', ['Only in the other company', other, code]);
+    // A number of its own first (the other company has every number), so that the move changes the company alone.
+    await client.query('UPDATE "engChangeNotices" SET "number" = $1 WHERE "id" = $2', ['MOVED-1', ecn?.['id']]);
+    const moved = await client.query('UPDATE "engChangeNotices" SET "_companyId" = $1 WHERE "id" = $2', [other, ecn?.['id']]);
+    expect(moved.rowCount).toBe(1);
+    const read = (await t.call('GET', `/companies(${other})/engChangeNotices(${String(ecn?.['id'])})`)).json as Json;
+    expect(read['changeReasonDescription']).toBe('Only in the other company');
+    expect(await stored()).toEqual({});
+    // A session that would print doubles rounded (extra_float_digits = 0) stores what the service builds.
+    await client.query('SET extra_float_digits = 0');
+    await client.query('UPDATE "engChangeNoticeBOMLines" SET "quantityPer" = 0.1::float8 + 0.2::float8 WHERE "id" = (SELECT "id" FROM "engChangeNoticeBOMLines" LIMIT 1)');
+    expect(await stored()).toEqual({});
+    // A role that may write change reasons but not ECNs still has the ECNs' JSON built again (the functions run with their owner's rights).
+    await client.query('CREATE ROLE "entity_json_limited" NOLOGIN');
+    await client.query('GRANT SELECT, UPDATE ON "changeReasons" TO "entity_json_limited"');
+    await client.query('SET ROLE "entity_json_limited"');
+    await client.query('UPDATE "changeReasons" SET "description" = $1 WHERE "_companyId" = $2 AND "code" = $3', ['Changed by a limited role', other, code]);
+    await client.query('RESET ROLE');
+    expect(((await t.call('GET', `/companies(${other})/engChangeNotices(${String(ecn?.['id'])})`)).json as Json)['changeReasonDescription']).toBe('Changed by a limited role');
+    expect(await stored()).toEqual({});
+  } finally {
+    await client.query('RESET ROLE').catch(() => undefined);
+    await client.query('DROP OWNED BY "entity_json_limited"').catch(() => undefined);
+    await client.query('DROP ROLE IF EXISTS "entity_json_limited"').catch(() => undefined);
+    await client.end();
+  }
+});
+
 test('a row written with the triggers off is answered from its columns, and building it again mends it', async () => {
   const ecn = await ok('POST', 'engChangeNotices', { drawingNumber: 'D-QUIET' });
   const id = ecn['id'] as string;
@@ -164,6 +201,11 @@ test('a changed model builds the JSON of its rows again at start-up', async () =
   // A lookup adds no column: only the triggers' statements tell the schema stamp that something changed.
   comment.properties.splice(2, 0, { name: 'drawingNumber', type: 'Edm.String', maxLength: 30, computed: { kind: 'lookup', path: ['engChangeNotice', 'drawingNumber'] } });
   fs.writeFileSync(file, JSON.stringify(comment));
+  // A model value written into the trigger's text as a literal: quotes, a backslash, a placeholder's look.
+  const ecnFile = path.join(metadata, 'entities', 'engChangeNotice.json');
+  const ecnDoc = JSON.parse(fs.readFileSync(ecnFile, 'utf8'));
+  ecnDoc.properties.push({ name: 'reasonOrNote', type: 'Edm.String', maxLength: 80, computed: { kind: 'firstNonEmpty', paths: [['changeReason', 'description']], fallback: FALLBACK } });
+  fs.writeFileSync(ecnFile, JSON.stringify(ecnDoc));
   // A database of its own: the suite's service keeps the model it started with.
   const own = await createEmptyDatabase('entity_json_model');
   await (await startTestService({ dbFile: own.url })).close();
@@ -178,6 +220,11 @@ test('a changed model builds the JSON of its rows again at start-up', async () =
     await other.call('PATCH', `${base}/engChangeNotices(${ecn['id'] as string})`, { body: { drawingNumber: 'D-FOLLOWED' }, headers: { 'If-Match': '*' } });
     const again = (await other.call('GET', `${base}/engChangeNotices(${ecn['id'] as string})/engChangeNoticeComments(${c['id'] as string})`)).json as Json;
     expect(again['drawingNumber']).toBe('D-FOLLOWED');
+    const plain = (await other.call('POST', `${base}/engChangeNotices`, { body: { drawingNumber: 'D-NO-REASON' } })).json as Json;
+    expect(plain['changeReasonCode']).toBeNull();
+    expect(plain['reasonOrNote']).toBe(FALLBACK);
+    expect(((await other.call('GET', `${base}/engChangeNotices(${plain['id'] as string})`)).json as Json)['reasonOrNote']).toBe(FALLBACK);
+    expect(await staleEntityJson(other.service.engine.db, other.service.model)).toEqual({});
   } finally {
     await other.close();
     await own.drop();
