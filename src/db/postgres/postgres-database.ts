@@ -45,18 +45,30 @@ export type Isolation = 'READ COMMITTED' | 'REPEATABLE READ' | 'SERIALIZABLE';
 
 /** Statements on one connection (inside a transaction, or a session the caller holds). */
 export class PostgresSession implements Statements {
-  constructor(readonly client: pg.ClientBase) {}
+  /**
+   * @param client the connection
+   * @param observe told the text of each statement before it is sent (the write batches count a job's statements)
+   */
+  constructor(
+    readonly client: pg.ClientBase,
+    private readonly observe?: (sql: string) => void,
+  ) {}
+
+  private query(config: pg.QueryConfig | string): Promise<pg.QueryResult> {
+    this.observe?.(typeof config === 'string' ? config : config.text);
+    return driverQuery(this.client, config);
+  }
 
   async get(q: CompiledQuery): Promise<DbRow | undefined> {
-    return (await driverQuery(this.client, queryConfig(q))).rows[0] as DbRow | undefined;
+    return (await this.query(queryConfig(q))).rows[0] as DbRow | undefined;
   }
 
   async all(q: CompiledQuery): Promise<DbRow[]> {
-    return (await driverQuery(this.client, queryConfig(q))).rows as DbRow[];
+    return (await this.query(queryConfig(q))).rows as DbRow[];
   }
 
   async run(q: CompiledQuery): Promise<number> {
-    return (await driverQuery(this.client, queryConfig(q))).rowCount ?? 0;
+    return (await this.query(queryConfig(q))).rowCount ?? 0;
   }
 
   async runReturning(q: CompiledQuery): Promise<DbRow | undefined> {
@@ -65,18 +77,18 @@ export class PostgresSession implements Statements {
 
   /** Every row as an array of its column values, in column order. */
   async rows(q: CompiledQuery): Promise<unknown[][]> {
-    return (await driverQuery(this.client, { ...queryConfig(q), rowMode: 'array' })).rows as unknown[][];
+    return (await this.query({ ...queryConfig(q), rowMode: 'array' } as pg.QueryConfig)).rows as unknown[][];
   }
 
   /** Runs SQL text without parameters (DDL; several statements allowed). */
   async exec(sql: string): Promise<void> {
-    await driverQuery(this.client, sql);
+    await this.query(sql);
   }
 }
 
 /** Options of a pool. */
 export interface PostgresPoolOptions {
-  /** Connections at most (pg's default is 10). */
+  /** Connections at most, the write batches' one among them (default 10). */
   readonly max?: number;
   /** Ends any statement that runs longer (PostgreSQL's statement_timeout, SQLSTATE 57014); 0 for none. */
   readonly statementTimeoutMs?: number;
@@ -86,7 +98,14 @@ export interface PostgresPoolOptions {
 
 /** The pool, and statements that each take any connection of it. */
 export class PostgresDatabase implements Statements {
-  constructor(readonly pool: pg.Pool) {}
+  /**
+   * @param pool the connections of reads, statements on their own and sessions
+   * @param writePool the write batches' one connection, in pipeline mode (postgres-write-batches.ts)
+   */
+  constructor(
+    readonly pool: pg.Pool,
+    readonly writePool: pg.Pool,
+  ) {}
 
   async get(q: CompiledQuery): Promise<DbRow | undefined> {
     return (await driverQuery(this.pool, queryConfig(q))).rows[0] as DbRow | undefined;
@@ -146,7 +165,7 @@ export class PostgresDatabase implements Statements {
 
   /** Closes every connection. */
   async close(): Promise<void> {
-    await this.pool.end();
+    await Promise.all([this.pool.end(), this.writePool.end()]);
   }
 }
 
@@ -205,7 +224,8 @@ export function openPostgres(url: string, options: PostgresPoolOptions = {}): Po
     ...(timeout === undefined ? {} : { statement_timeout: timeout }),
     ...fromUrl,
     options: startup === undefined || startup.trim() === '' ? GENERIC_PLANS : `${GENERIC_PLANS} ${startup}`,
-    max: options.max ?? 10,
+    // One of the connections is the write batches' (below).
+    max: Math.max(1, (options.max ?? 10) - 1),
     types: postgresTypes,
     // A server that does not answer a connect (a host that drops packets) fails the request about its
     // deadline instead of after the kernel's minutes; a wait that long for a busy pool's connection fails
@@ -219,12 +239,18 @@ export function openPostgres(url: string, options: PostgresPoolOptions = {}): Po
     keepAliveInitialDelayMillis: 10_000,
   } as pg.PoolConfig;
   const pool = new pg.Pool(config);
+  // The write batches' connection sends a statement without waiting for the answers to those before it
+  // (node-postgres's pipeline mode; postgres-write-batches.ts), which the reads' connections must not
+  // do (a failed statement would fail the ones queued behind it). Batches run one at a time, so one.
+  const writePool = new pg.Pool({ ...config, max: 1, pipeline: true } as pg.PoolConfig);
   // A connection the server drops (a restart, a failover, an administrator's pg_terminate_backend) must
   // not end the process. The pool listens on its idle connections only; a connection in use (a
   // transaction, a write batch) emits the error with no listener, which Node throws: every connection
   // gets one for its whole life. Nothing is lost: the statements waiting on it fail with the error,
   // and the pool does not hand out a connection that ended.
-  pool.on('error', () => undefined);
-  pool.on('connect', (client) => client.on('error', () => undefined));
-  return new PostgresDatabase(pool);
+  for (const p of [pool, writePool]) {
+    p.on('error', () => undefined);
+    p.on('connect', (client) => client.on('error', () => undefined));
+  }
+  return new PostgresDatabase(pool, writePool);
 }

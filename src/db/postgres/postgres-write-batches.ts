@@ -19,18 +19,31 @@
  * its error while the others commit), and shares one COMMIT, so the commit's WAL flush is paid once
  * per batch instead of once per write. The result is the same as running the jobs one after the other
  * in queue order, as SQLite's group commit does (db/group-commit.ts). The price: the writes of all
- * instances are serial (each statement of a batch is a round trip), about a thousand small writes a
- * second under one ECN on the bench machine; reads never wait for them.
+ * instances are serial; reads never wait for them.
  *
  * A batch that waits for the turn, or a job whose statement runs, past the connections'
  * statement_timeout (the request time limit) fails with a write's 503 (writeTimeoutError): a batch
  * stuck in one instance holds every instance's writes back for at most that long.
+ *
+ * Pipelining: the batches have a connection of their own in node-postgres's pipeline mode (a statement
+ * is sent without waiting for the answers to those before it; reads never wait for a batch's
+ * connection, nor the batch for theirs), and most writes are one statement (a comment's INSERT, a
+ * PATCH's UPDATE ... RETURNING). A job is known as one statement when, in the last batch where a job
+ * began with the same statement text, every such job was that one statement; then the next job
+ * starts as soon as that statement is sent. The server runs statements in the order sent, so the
+ * result is that of running the jobs one after the other, without a round trip of waiting between
+ * them (BEGIN and the turn go the same way, ahead of the first job's statement). A job known as one
+ * statement that sends a second one (a PATCH whose UPDATE found nothing reads the row for its 404 or
+ * 412) after a later job sent one would break that order: the batch is rolled back and runs again
+ * with each job waiting for the one before, and its statement is no longer known as one. A job of
+ * several statements (a read, then a write) waits for the one before and is waited for.
  *
  * SERIALIZABLE stays the safety net: a writer that does not take the turn (another program, a
  * statement outside a transaction) can still conflict; then the whole batch is rolled back and runs
  * again, a few times apart at random, before its jobs fail with the error (a 503 to retry).
  */
 import { isPoolWait, isRetryable, sqlState } from './postgres-errors.js';
+import type pg from 'pg';
 import { connectionEnded, driverConnect, driverQuery, PostgresSession, type PostgresDatabase } from './postgres-database.js';
 import { ServiceUnavailableError } from '../../errors/odata-error.js';
 import { limitSetting } from '../../edm/service-limits.js';
@@ -45,6 +58,15 @@ export const BEGIN_WRITE_TURN = `BEGIN ISOLATION LEVEL SERIALIZABLE; LOCK TABLE 
 
 /** Runs of a batch that lost to another writer, at most. */
 const MAX_ATTEMPTS = 25;
+
+/** First statements remembered (see the file comment); past this, forgotten and learned again. */
+const MAX_REMEMBERED = 2000;
+
+/**
+ * How a run of a batch orders its jobs: `pipelined` lets a job known as one statement be followed at
+ * once; `inOrder` has each job wait for the one before; `savepoints` also wraps each in a savepoint.
+ */
+type Mode = 'pipelined' | 'inOrder' | 'savepoints';
 
 interface Job {
   readonly body: (session: PostgresSession) => Promise<unknown>;
@@ -75,6 +97,8 @@ export class PostgresWriteBatches {
   private queue: Job[] = [];
   private scheduled = false;
   private running = false;
+  /** By a job's first statement: whether the last job that began with it was that one statement. */
+  private readonly oneStatementJobs = new Map<string, boolean>();
 
   /**
    * @param database the pool (a batch holds one of its connections)
@@ -120,13 +144,13 @@ export class PostgresWriteBatches {
   private async runWithReruns(batch: readonly Job[]): Promise<Outcome[]> {
     // A savepoint per job costs two round trips, as many as a PATCH's own statements, so a batch first runs
     // without them; only when one of its jobs throws is it rolled back and run again with a savepoint per job.
-    let savepoints = false;
+    let mode: Mode = 'pipelined';
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.runOnce(batch, savepoints);
+        return await this.runOnce(batch, mode);
       } catch (e) {
-        if (e instanceof JobThrew) {
-          savepoints = true;
+        if (e instanceof JobThrew || e instanceof Interleaved) {
+          mode = e instanceof JobThrew ? 'savepoints' : 'inOrder';
           attempt--;
           continue;
         }
@@ -143,62 +167,137 @@ export class PostgresWriteBatches {
   }
 
   /** One run of the batch in its write turn; throws (nothing committed) when the whole batch must run again or cannot commit. */
-  private async runOnce(batch: readonly Job[], savepoints: boolean): Promise<Outcome[]> {
-    const client = await driverConnect(this.database.pool).catch((e: unknown) => {
+  private async runOnce(batch: readonly Job[], mode: Mode): Promise<Outcome[]> {
+    const client = await driverConnect(this.database.writePool).catch((e: unknown) => {
       throw this.asWriteError(e);
     });
     let broken: Error | undefined;
     try {
-      return await this.inTransaction(new PostgresSession(client), batch, savepoints);
+      return await this.inTransaction(client, batch, mode);
     } catch (e) {
       // A connection lost mid-protocol or ended by the server is not given back to others.
-      if (connectionEnded(e) && !(e instanceof JobThrew)) broken = e;
+      if (connectionEnded(e) && !(e instanceof JobThrew) && !(e instanceof Interleaved)) broken = e;
       throw e;
     } finally {
       client.release(broken);
     }
   }
 
-  private async inTransaction(s: PostgresSession, batch: readonly Job[], savepoints: boolean): Promise<Outcome[]> {
+  /** true when the last job that began with `sql` was that one statement (see the file comment). */
+  private knownAsOneStatement(sql: string | undefined): boolean {
+    return sql !== undefined && this.oneStatementJobs.get(sql) === true;
+  }
+
+  private remember(sql: string, oneStatement: boolean): void {
+    if (this.oneStatementJobs.size >= MAX_REMEMBERED && !this.oneStatementJobs.has(sql)) this.oneStatementJobs.clear();
+    this.oneStatementJobs.set(sql, oneStatement);
+  }
+
+  private async inTransaction(client: pg.PoolClient, batch: readonly Job[], mode: Mode): Promise<Outcome[]> {
+    const s = new PostgresSession(client);
+    // Sent, not awaited: the first job's statements follow it on the connection, and fail (the
+    // transaction aborted) when the turn was not given, whose error is then the batch's.
+    const begun = driverQuery(client, BEGIN_WRITE_TURN).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    const turnError = async (): Promise<unknown> => {
+      const e = await begun;
+      return e === undefined ? undefined : this.asWriteError(e);
+    };
     try {
-      // The other instances' batches may hold the turn past the time limit.
-      await driverQuery(s.client, BEGIN_WRITE_TURN).catch((e: unknown) => {
-        throw this.asWriteError(e);
-      });
-      const outcomes: Outcome[] = [];
-      for (const job of batch) {
-        if (savepoints) await s.exec('SAVEPOINT "job"');
-        try {
-          outcomes.push({ ok: true, value: await job.body(s) });
-        } catch (error) {
-          // Another writer changed what the batch read: the whole batch runs again.
-          if (isRetryable(error)) throw error;
-          // Without savepoints only a batch of one can undo a job alone (the whole transaction).
-          if (!savepoints && batch.length > 1) throw new JobThrew();
-          outcomes.push({ ok: false, error: this.asWriteError(error) });
-          if (savepoints) await s.exec('ROLLBACK TO SAVEPOINT "job"');
-        }
-        if (savepoints) await s.exec('RELEASE SAVEPOINT "job"');
-      }
-      if (!outcomes.some((o) => o.ok)) {
+      const outcomes = mode === 'savepoints' ? await this.withSavepoints(s, batch) : await this.together(client, batch, mode);
+      const refused = await turnError();
+      if (refused !== undefined) throw refused;
+      // Another writer changed what the batch read: the whole batch runs again.
+      const lost = outcomes.find((o) => !o.ok && isRetryable(o.error));
+      if (lost !== undefined && !lost.ok) throw lost.error;
+      // Without savepoints only a batch of one can undo a job alone (the whole transaction).
+      if (mode !== 'savepoints' && batch.length > 1 && outcomes.some((o) => !o.ok)) throw new JobThrew();
+      const answers = outcomes.map((o): Outcome => (o.ok ? o : { ok: false, error: this.asWriteError(o.error) }));
+      if (!answers.some((o) => o.ok)) {
         await s.exec('ROLLBACK');
-        return outcomes;
+        return answers;
       }
       // PostgreSQL ends a transaction a failed statement aborted with ROLLBACK, even when asked to COMMIT
       // (a job that caught that statement's error): then nothing of the batch was written.
-      const end = await driverQuery(s.client, 'COMMIT');
+      const end = await driverQuery(client, 'COMMIT');
       if (end.command !== 'COMMIT') throw new Error('the write transaction was rolled back at its end: one of its statements had failed');
-      return outcomes;
+      return answers;
     } catch (e) {
       // Also when the turn was not given (BEGIN ran; a simple query stops at its first failed statement).
       await s.exec('ROLLBACK').catch(() => undefined);
-      throw e;
+      throw (await turnError()) ?? e;
     }
+  }
+
+  /**
+   * Runs the jobs in queue order without savepoints; in `pipelined` mode a job known as one statement
+   * is followed as soon as it sent it. Settles when every job has; throws Interleaved when a job sent
+   * a statement after a later job's.
+   */
+  private async together(client: pg.PoolClient, batch: readonly Job[], mode: Mode): Promise<Outcome[]> {
+    const sent = batch.map(() => 0);
+    const firsts: (string | undefined)[] = batch.map(() => undefined);
+    let latest = -1;
+    let interleaved = false;
+    const settled: Promise<Outcome>[] = [];
+    for (const [i, job] of batch.entries()) {
+      let began: () => void = () => undefined;
+      const first = new Promise<void>((resolve) => (began = resolve));
+      const session = new PostgresSession(client, (sql) => {
+        const before = sent[i] ?? 0;
+        sent[i] = before + 1;
+        if (before === 0) {
+          firsts[i] = sql;
+          began();
+        }
+        if (latest > i) interleaved = true;
+        else latest = i;
+      });
+      const outcome = job.body(session).then(
+        (value): Outcome => ({ ok: true, value }),
+        (error: unknown): Outcome => ({ ok: false, error }),
+      );
+      settled.push(outcome);
+      if (mode === 'pipelined' && i < batch.length - 1) await Promise.race([first, outcome]);
+      if (mode !== 'pipelined' || sent[i] !== 1 || !this.knownAsOneStatement(firsts[i])) await outcome;
+    }
+    const outcomes = await Promise.all(settled);
+    // A statement that began a job of one statement and one of more in this batch is remembered as the latter's.
+    const seen = new Map<string, boolean>();
+    firsts.forEach((sql, i) => {
+      if (sql !== undefined) seen.set(sql, (seen.get(sql) ?? true) && sent[i] === 1);
+    });
+    for (const [sql, one] of seen) this.remember(sql, one);
+    if (interleaved) throw new Interleaved();
+    return outcomes;
+  }
+
+  /** Runs the jobs one after the other, each in a savepoint: one that throws is undone alone. */
+  private async withSavepoints(s: PostgresSession, batch: readonly Job[]): Promise<Outcome[]> {
+    const outcomes: Outcome[] = [];
+    for (const job of batch) {
+      await s.exec('SAVEPOINT "job"');
+      try {
+        outcomes.push({ ok: true, value: await job.body(s) });
+      } catch (error) {
+        outcomes.push({ ok: false, error });
+        // Another writer changed what the batch read: the whole batch runs again.
+        if (isRetryable(error)) return outcomes;
+        await s.exec('ROLLBACK TO SAVEPOINT "job"');
+      }
+      await s.exec('RELEASE SAVEPOINT "job"');
+    }
+    return outcomes;
   }
 }
 
 /** A job of a batch run without savepoints threw: the batch is rolled back and runs again with them. */
 class JobThrew extends Error {}
+
+/** A job sent a statement after a later job's (it was taken for one statement): the batch runs again in order. */
+class Interleaved extends Error {}
 
 function settle(job: Job, outcome: Outcome): void {
   if (outcome.ok) job.resolve(outcome.value);
