@@ -28,14 +28,15 @@
  * Pipelining: the batches have a connection of their own in node-postgres's pipeline mode (a statement
  * is sent without waiting for the answers to those before it; reads never wait for a batch's
  * connection, nor the batch for theirs), and most writes are one statement (a comment's INSERT, a
- * PATCH's UPDATE ... RETURNING). A job is known as one statement when, in the last batch where a job
- * began with the same statement text, every such job was that one statement; then the next job
- * starts as soon as that statement is sent. The server runs statements in the order sent, so the
+ * PATCH's UPDATE ... RETURNING). A job is known as one statement when the jobs that began with the
+ * same statement text before it were that one statement (the last six in a row, once one was not;
+ * see DECAY); then the next job starts as soon as that statement is sent. The server runs statements in the order sent, so the
  * result is that of running the jobs one after the other, without a round trip of waiting between
  * them (BEGIN and the turn go the same way, ahead of the first job's statement). A job known as one
  * statement that sends a second one (a PATCH whose UPDATE found nothing reads the row for its 404 or
  * 412) after a later job sent one would break that order: the batch is rolled back and runs again
- * with each job waiting for the one before, and its statement is no longer known as one. A job of
+ * with each job waiting for the one before, and its statement is no longer known as one (a job whose
+ * statement failed teaches nothing: the ones behind it in the batch fail too). A job of
  * several statements (a read, then a write) waits for the one before and is waited for.
  *
  * SERIALIZABLE stays the safety net: a writer that does not take the turn (another program, a
@@ -61,6 +62,16 @@ const MAX_ATTEMPTS = 25;
 
 /** First statements remembered (see the file comment); past this, forgotten and learned again. */
 const MAX_REMEMBERED = 2000;
+
+/**
+ * How a job's first statement is remembered: a doubt, 1 after a job it began sent more than it, and
+ * shrinking by this factor with each job of that one statement (0 when the first job seen was one).
+ * A job is taken for one statement while the doubt is below MAX_DOUBT: after a job of two statements
+ * (a PATCH answered 412) it takes six jobs of one in a row, so on a row that many clients race for,
+ * where such answers come often, the writes wait in order instead of running again.
+ */
+const DECAY = 0.875;
+const MAX_DOUBT = 0.5;
 
 /**
  * How a run of a batch orders its jobs: `pipelined` lets a job known as one statement be followed at
@@ -98,7 +109,7 @@ export class PostgresWriteBatches {
   private scheduled = false;
   private running = false;
   /** By a job's first statement: whether the last job that began with it was that one statement. */
-  private readonly oneStatementJobs = new Map<string, boolean>();
+  private readonly doubts = new Map<string, number>();
 
   /**
    * @param database the pool (a batch holds one of its connections)
@@ -185,12 +196,15 @@ export class PostgresWriteBatches {
 
   /** true when the last job that began with `sql` was that one statement (see the file comment). */
   private knownAsOneStatement(sql: string | undefined): boolean {
-    return sql !== undefined && this.oneStatementJobs.get(sql) === true;
+    if (sql === undefined) return false;
+    const doubt = this.doubts.get(sql);
+    return doubt !== undefined && doubt < MAX_DOUBT;
   }
 
   private remember(sql: string, oneStatement: boolean): void {
-    if (this.oneStatementJobs.size >= MAX_REMEMBERED && !this.oneStatementJobs.has(sql)) this.oneStatementJobs.clear();
-    this.oneStatementJobs.set(sql, oneStatement);
+    const doubt = this.doubts.get(sql);
+    if (doubt === undefined && this.doubts.size >= MAX_REMEMBERED) this.doubts.clear();
+    this.doubts.set(sql, !oneStatement ? 1 : doubt === undefined ? 0 : doubt * DECAY);
   }
 
   private async inTransaction(client: pg.PoolClient, batch: readonly Job[], mode: Mode): Promise<Outcome[]> {
@@ -255,7 +269,8 @@ export class PostgresWriteBatches {
         if (latest > i) interleaved = true;
         else latest = i;
       });
-      const outcome = job.body(session).then(
+      // A body that throws before it returns its promise settles here too (the jobs before it are still running).
+      const outcome = new Promise<unknown>((resolve) => resolve(job.body(session))).then(
         (value): Outcome => ({ ok: true, value }),
         (error: unknown): Outcome => ({ ok: false, error }),
       );
@@ -264,13 +279,15 @@ export class PostgresWriteBatches {
       if (mode !== 'pipelined' || sent[i] !== 1 || !this.knownAsOneStatement(firsts[i])) await outcome;
     }
     const outcomes = await Promise.all(settled);
-    // A statement that began a job of one statement and one of more in this batch is remembered as the latter's.
-    const seen = new Map<string, boolean>();
+    // Learned from the jobs that sent more than one statement, and from those of one that succeeded: a
+    // job whose statement failed (or that ran behind one that did, 25P02) says nothing of its kind.
     firsts.forEach((sql, i) => {
-      if (sql !== undefined) seen.set(sql, (seen.get(sql) ?? true) && sent[i] === 1);
+      const count = sent[i] ?? 0;
+      if (sql !== undefined && (count > 1 || outcomes[i]?.ok === true)) this.remember(sql, count === 1);
     });
-    for (const [sql, one] of seen) this.remember(sql, one);
-    if (interleaved) throw new Interleaved();
+    // In order, only a job that sends a statement after it settled (work it did not await) can come after
+    // a later job's; running the batch again would not change that.
+    if (interleaved && mode === 'pipelined') throw new Interleaved();
     return outcomes;
   }
 

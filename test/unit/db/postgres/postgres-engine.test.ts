@@ -275,6 +275,41 @@ test('a job of one statement that fails among pipelined ones gets its error alon
   expect((await engine.db.all(q('SELECT "id" FROM "x" ORDER BY "id"'))).map((r) => r['id'])).toEqual([82, 83, 84, 85]);
 });
 
+test('a body that throws before its promise is a failed job of its own: the pipelined jobs around it commit', async () => {
+  const insert = (id: number) => engine.transaction(async (tx) => tx.run(q('INSERT INTO "x" ("id") VALUES ($1)', [id])));
+  await Promise.all([insert(90), insert(91)]);
+  await engine.db.run(q('DELETE FROM "x"'));
+  const outcomes = await Promise.allSettled([
+    insert(92),
+    engine.transaction((): Promise<void> => {
+      throw new Error('at once');
+    }),
+    insert(93),
+  ]);
+  expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+  expect((outcomes[1] as PromiseRejectedResult).reason).toMatchObject({ message: 'at once' });
+  expect((await engine.db.all(q('SELECT "id" FROM "x" ORDER BY "id"'))).map((r) => r['id'])).toEqual([92, 93]);
+});
+
+test('a job whose first statement failed behind a failed one teaches nothing: a job of two statements is not taken for one', async () => {
+  const insert = (id: number) => engine.transaction(async (tx) => tx.run(q('INSERT INTO "x" ("id") VALUES ($1)', [id])));
+  let twoStepRuns = 0;
+  // Read, then write: its first statement text is its own.
+  const twoStep = () =>
+    engine.transaction(async (tx) => {
+      twoStepRuns++;
+      const row = await tx.get(q('SELECT count(*) AS "c" FROM "x" WHERE "id" >= $1 AND 2 = 2', [100]));
+      await tx.run(q('INSERT INTO "x" ("id", "n") VALUES ($1, $2)', [200 + twoStepRuns, Number(row?.['c'])]));
+    });
+  await Promise.all([insert(100), insert(101)]);
+  // Its first statement fails behind the duplicate (25P02): one statement sent, but that says nothing.
+  await Promise.allSettled([insert(100), twoStep()]);
+  twoStepRuns = 0;
+  await Promise.all([insert(102), twoStep(), insert(103)]);
+  // Taken for one statement, it would have been followed at once and run again in order.
+  expect(twoStepRuns).toBe(1);
+});
+
 test('the cache epoch moves after a local write (another instance\'s write counts within its short period)', async () => {
   const before = engine.cacheEpoch;
   await engine.transaction(async (tx) => tx.run(q('INSERT INTO "x" ("id") VALUES ($1)', [5])));
