@@ -194,13 +194,14 @@ export class PostgresWriteBatches {
     }
   }
 
-  /** true when the last job that began with `sql` was that one statement (see the file comment). */
+  /** true when the jobs that began with `sql` are taken for that one statement (see DECAY). */
   private knownAsOneStatement(sql: string | undefined): boolean {
     if (sql === undefined) return false;
     const doubt = this.doubts.get(sql);
     return doubt !== undefined && doubt < MAX_DOUBT;
   }
 
+  /** A job that began with `sql` was that one statement, or sent more (see DECAY). */
   private remember(sql: string, oneStatement: boolean): void {
     const doubt = this.doubts.get(sql);
     if (doubt === undefined && this.doubts.size >= MAX_REMEMBERED) this.doubts.clear();
