@@ -133,20 +133,27 @@ interface Definition {
   readonly rebuild?: string;
   readonly fn: string;
   readonly statements: readonly string[];
+  /** What else the JSON it builds depends on (the framework's SQL functions, by hash): a change of it counts as a change of the definition. */
+  readonly dependsOn?: string;
+}
+
+/** A definition as it is compared and kept: its statements, then what it depends on as an SQL comment. */
+function definitionLines(d: Definition): string[] {
+  return d.dependsOn === undefined ? [...d.statements] : [...d.statements, `-- ${d.dependsOn}`];
 }
 
 /** Every statement of the stored JSON's triggers, for the schema stamp (postgres-schema-stamp.ts). */
 export function entityJsonTriggersSql(model: EdmModel): string[] {
-  return definitions(model).flatMap((d) => d.statements);
+  return definitions(model).flatMap(definitionLines);
 }
 
 function definitions(model: EdmModel): Definition[] {
   const defs: Definition[] = [];
   // The JSON is also what the framework's functions (odata_etag, odata_json_number) write: a version
   // of them that writes otherwise has every row's JSON built again.
-  const functions = `-- functions ${createHash('sha256').update(postgresFunctionsSql(undefined)).digest('hex')}`;
+  const functions = `functions ${createHash('sha256').update(postgresFunctionsSql(undefined)).digest('hex')}`;
   for (const type of model.entityTypes.filter(keepsEntityJson)) {
-    defs.push({ key: `type/${type.table}`, rebuild: type.table, fn: rowFunction(type), statements: [...entityJsonTriggerSql(type), functions] });
+    defs.push({ key: `type/${type.table}`, rebuild: type.table, fn: rowFunction(type), statements: entityJsonTriggerSql(type), dependsOn: functions });
     for (const dep of storedJsonDependencies(type)) {
       defs.push({ key: `lookup/${dependencyName(dep)}`, fn: objectName(dependencyName(dep)), statements: dependencyTriggerSql(dep) });
     }
@@ -166,13 +173,13 @@ export async function maintainPostgresEntityJson(s: PostgresSession, model: EdmM
   const stored = new Map(rows.map((r) => [r.key, r]));
   const rebuilt: string[] = [];
   for (const def of definitions(model)) {
-    const definition = def.statements.join(';\n');
+    const definition = definitionLines(def).join(';\n');
     const before = stored.get(def.key);
     stored.delete(def.key);
     if (before?.definition === definition) continue;
     // CASCADE drops the function's triggers, wherever they are.
     await s.exec(`DROP FUNCTION IF EXISTS ${q(before?.fn ?? def.fn)}() CASCADE`);
-    for (const sql of def.statements) if (!sql.startsWith('--')) await s.exec(sql);
+    for (const sql of def.statements) await s.exec(sql);
     if (def.rebuild !== undefined) {
       await s.exec(`UPDATE ${q(def.rebuild)} SET ${q(HIDDEN_COLUMNS.entityJson)} = NULL`);
       rebuilt.push(def.rebuild);

@@ -30,9 +30,9 @@
  * connection, nor the batch for theirs), and most writes are one statement (a comment's INSERT, a
  * PATCH's UPDATE ... RETURNING). A job is known as one statement when the jobs that began with the
  * same statement text before it were that one statement (the last six in a row, once one was not;
- * see DECAY); then the next job starts as soon as that statement is sent. The server runs statements in the order sent, so the
- * result is that of running the jobs one after the other, without a round trip of waiting between
- * them (BEGIN and the turn go the same way, ahead of the first job's statement). A job known as one
+ * see DECAY); then the next job starts as soon as that statement is sent. The server runs statements
+ * in the order sent, so the result is that of running the jobs one after the other, without a round
+ * trip of waiting between them (BEGIN and the turn go the same way, ahead of the first job's statement). A job known as one
  * statement that sends a second one (a PATCH whose UPDATE found nothing reads the row for its 404 or
  * 412) after a later job sent one would break that order: the batch is rolled back and runs again
  * with each job waiting for the one before, and its statement is no longer known as one (a job whose
@@ -108,7 +108,7 @@ export class PostgresWriteBatches {
   private queue: Job[] = [];
   private scheduled = false;
   private running = false;
-  /** By a job's first statement: whether the last job that began with it was that one statement. */
+  /** By a job's first statement: the doubt that a job beginning with it is that one statement (see DECAY). */
   private readonly doubts = new Map<string, number>();
 
   /**
