@@ -67,13 +67,6 @@ interface CachedRead {
   readonly cost: ReadCost;
 }
 
-/**
- * A page read as one text (pageText) is built whole by the database, so it is used only when its
- * entities and their expansions, at their caps, are at most this many (the bench's $top=20 page with
- * two expanded collections is 40,040): beyond, pages are streamed and cut at the response budget.
- */
-const PAGE_TEXT_MAX_ROWS = 50_000;
-
 /** Alias of the page text column of `pageText` reads. */
 export const PAGE_ALIAS = '_page';
 
@@ -195,7 +188,7 @@ export function planReadRequest(ctx: OperationContext, kind: ReadKind, type: Ent
       const page = planPage(ctx, type, query);
       const rows = planRead({ type, companyId: company, conditions: conds, ...query.read, ...page.read });
       const pageRows = page.final ? Math.min(ctx.options.top ?? page.size, page.size) : page.size;
-      const pageText = shape.json !== undefined && page.final && (dialect.pageText === 'always' || counted) && pageRows * (1 + expandedRowsPerEntity(query.expand)) <= PAGE_TEXT_MAX_ROWS;
+      const pageText = shape.json !== undefined && page.final && pageRows * (1 + expandedRowsPerEntity(query.expand)) <= dialect.pageTextMaxRows;
       const cost = readCost('collection', type, query, pageRows, skip);
       if (pageText && counted) {
         statements.push(compile(pageTextAndCount(pageTextStatement(dialect, rows), count()), dialect, compileOptions), compile(rows, dialect, compileOptions));

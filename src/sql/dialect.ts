@@ -106,12 +106,14 @@ export interface Dialect {
    */
   readonly storedEntityJson: boolean;
   /**
-   * When a page no next page can follow is read as one text of its entities (query/read-plans.ts):
-   * `always` (SQLite: one string instead of a row each), or only `counted`, when the text carries the
-   * count too and saves a statement (PostgreSQL: the server builds and sends a page text whole, which
-   * costs it more than rows do once pages reach tens of KB).
+   * The most rows (its entities and their expansions, at their caps) a page no next page can follow
+   * may have to be read as one text of its entities (query/read-plans.ts), which also carries
+   * `$count` and saves a statement; a larger page comes back as rows, streamed and cut at the
+   * response budget. The database builds and sends the text whole, so where that costs it more than
+   * rows depends on the engine (SQLite: one string instead of a row each, up to the bench's `$top=20`
+   * page with two expanded collections, 40,040; PostgreSQL: see its dialect).
    */
-  readonly pageText: 'always' | 'counted';
+  readonly pageTextMaxRows: number;
   /** Aggregate: the JSON array of the JSON text values of a group, `[]` when it is empty. */
   jsonArrayAgg(rowJson: SqlExpr): SqlExpr;
   /** Aggregate: `[a,b,...]` as plain text from JSON texts (no re-parsing), `[]` for an empty group. */
