@@ -21,7 +21,8 @@ export async function copyToPostgres(sqliteFile, url) {
   const { createService } = await dist('service.js');
   const { defaultOptions } = await dist('config.js');
   const service = await createService(defaultOptions({ dbFile: url, logLevel: 'silent' }));
-  const tables = [...new Set(service.model.entityTypes.map((t) => t.table))];
+  const model = service.model;
+  const tables = [...new Set(model.entityTypes.map((t) => t.table))];
   await service.close();
 
   const source = new Database(sqliteFile, { readonly: true });
@@ -46,6 +47,10 @@ export async function copyToPostgres(sqliteFile, url) {
       }
       copied[table] = rows.length;
     }
+    // The set counts PostgreSQL keeps for `$count` (src/db/postgres/postgres-set-counts.ts) are kept by
+    // triggers too: counted again from the copied rows.
+    const { countedTypes, recountSql } = await dist('db/postgres/postgres-set-counts.js');
+    for (const type of countedTypes(model)) for (const statement of recountSql(type)) await target.query(statement.sql, statement.params);
     await target.query('COMMIT');
     // The rows were copied with the triggers off, so none keeps its entity JSON yet (PostgreSQL's
     // stored entity JSON, src/db/postgres/postgres-entity-json.ts): setting it to NULL with the

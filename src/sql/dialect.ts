@@ -114,6 +114,12 @@ export interface Dialect {
    * page with two expanded collections, 40,040; PostgreSQL: see its dialect).
    */
   readonly pageTextMaxRows: number;
+  /**
+   * The count of one company's whole set (no filter, no path condition) as the database keeps it, a
+   * statement of one row whose column `alias` is the count (PostgreSQL: db/postgres/postgres-set-counts.ts);
+   * undefined where the engine counts the table as cheaply (SQLite counts its b-tree's cells).
+   */
+  readonly keptSetCount?: (table: string, companyId: SqlExpr, alias: string) => SelectNode;
   /** Aggregate: the JSON array of the JSON text values of a group, `[]` when it is empty. */
   jsonArrayAgg(rowJson: SqlExpr): SqlExpr;
   /** Aggregate: `[a,b,...]` as plain text from JSON texts (no re-parsing), `[]` for an empty group. */

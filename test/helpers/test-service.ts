@@ -13,6 +13,7 @@ import type { EntityHooks } from '../../src/hooks/types.js';
 import { FIXTURE_METADATA, SHIPPED_METADATA } from '../fixtures/model.js';
 import { createEmptyDatabase, onPostgres } from './postgres.js';
 import { staleEntityJson } from '../../src/db/postgres/postgres-stale-json.js';
+import { setCountsOff } from '../../src/db/postgres/postgres-set-counts.js';
 import { isPoolWait, isUnavailable } from '../../src/db/postgres/postgres-errors.js';
 
 /** The shipped application's metadata folder (`metadata/`). */
@@ -125,6 +126,16 @@ export async function startTestService(
         await service.close();
         await pg?.drop();
         throw new Error(`stored entity JSON out of date after the suite, rows per table: ${JSON.stringify(stale)}`);
+      }
+      // And every whole set's kept count must be its number of rows (db/postgres/postgres-set-counts.ts).
+      const off = await setCountsOff(service.engine.db, service.model).catch((e: unknown) => {
+        if (isUnavailable(e) || isPoolWait(e)) return [];
+        throw e;
+      });
+      if (off.length > 0) {
+        await service.close();
+        await pg?.drop();
+        throw new Error(`kept set counts wrong after the suite: ${off.join('; ')}`);
       }
     }
     await service.close();

@@ -12,6 +12,9 @@ import { ecmaToPostgresRegex } from './postgres-regex.js';
 import type { SelectNode, SqlExpr } from '../../sql/nodes.js';
 import { quoteIdentifier } from '../../sql/quote-identifier.js';
 
+/** The rows of the set counts PostgreSQL keeps (postgres-set-counts.ts): table, company, change. */
+export const SET_COUNTS_TABLE = '_setCounts';
+
 const call = (name: string, ...args: SqlExpr[]): SqlExpr => ({ kind: 'call', name, args });
 const p = (value: string): SqlExpr => ({ kind: 'param', value });
 const c = (value: number | null): SqlExpr => ({ kind: 'constant', value });
@@ -190,6 +193,17 @@ export const postgresDialect: Dialect = {
   // maps and unmaps a block that size for each), 1,000 ECNs 2,050-3,550 -> 1,650-11,350 µs, 3,000
   // 6,400-7,250 -> 31,000-37,500 (one connection).
   pageTextMaxRows: 100,
+  keptSetCount: (table, companyId, alias) => {
+    const column = (name: string): SqlExpr => ({ kind: 'column', table: 'sc', column: name });
+    return {
+      kind: 'select',
+      columns: [{ expr: cast(call('coalesce', call('sum', column('n')), c(0)), 'INTEGER'), alias }],
+      from: { kind: 'table', table: SET_COUNTS_TABLE, alias: 'sc' },
+      joins: [],
+      where: bin('AND', bin('=', column('table'), p(table)), bin('=', column('companyId'), companyId)),
+      orderBy: [],
+    };
+  },
   jsonArrayAgg: jsonTextArrayAgg,
   jsonTextArrayAgg,
   jsonTextList: (rowJson) => call('string_agg', rowJson, p(',')),

@@ -23,6 +23,7 @@ import { postgresFrameworkTablesSql } from './postgres-framework-tables.js';
 import { PostgresReads } from './postgres-reads.js';
 import { PostgresWriteBatches } from './postgres-write-batches.js';
 import { schemaStamp, storedStamp, writeStamp } from './postgres-schema-stamp.js';
+import { compactSetCounts } from './postgres-set-counts.js';
 
 /** The transaction an async context is in. */
 interface OpenTransaction {
@@ -39,6 +40,12 @@ const MAX_ATTEMPTS = 25;
 /** A period in which lookups cached from the access tables need no new check (auth/access-cache.ts), ms. */
 const CACHE_PERIOD_MS = 250;
 
+/**
+ * How long after a write the set counts' rows are folded (postgres-set-counts.ts), ms: the writes of
+ * that time are folded by one statement, and a count sums at most about that many writes' rows.
+ */
+const COMPACT_AFTER_MS = 1_000;
+
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** PostgreSQL (see the file comment). */
@@ -52,6 +59,9 @@ export class PostgresEngine implements Engine {
   private readonly writes: PostgresWriteBatches;
   private epoch = 0;
   private epochPeriod = 0;
+  private compactTimer: NodeJS.Timeout | undefined;
+  private compacting: Promise<unknown> | undefined;
+  private closed = false;
 
   constructor(
     readonly database: PostgresDatabase,
@@ -95,7 +105,25 @@ export class PostgresEngine implements Engine {
       return this.context.run(open, () => body(statementsOf(open)));
     });
     this.epoch++;
+    this.compactSoon();
     return value;
+  }
+
+  /** Folds the set counts' rows a while after a write (never two at once, never after close()). */
+  private compactSoon(): void {
+    if (this.compactTimer !== undefined || this.closed) return;
+    this.compactTimer = setTimeout(() => {
+      this.compactTimer = undefined;
+      if (this.compacting !== undefined || this.closed) return;
+      // A failed fold changes nothing (one statement); the next write's tries again.
+      this.compacting = compactSetCounts(this.database)
+        .catch(() => undefined)
+        .finally(() => {
+          this.compacting = undefined;
+        });
+    }, COMPACT_AFTER_MS);
+    // Background work keeps no process alive on its own.
+    this.compactTimer.unref();
   }
 
   /**
@@ -163,8 +191,12 @@ export class PostgresEngine implements Engine {
   /** An arrow: callers pass it on unbound (core/handle.ts). */
   readonly mapError = (e: unknown): ODataError | undefined => postgresError(e, this.limits.requestTimeoutMs);
 
-  close(): Promise<void> {
-    return this.database.close();
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.compactTimer !== undefined) clearTimeout(this.compactTimer);
+    this.compactTimer = undefined;
+    await this.compacting;
+    await this.database.close();
   }
 }
 

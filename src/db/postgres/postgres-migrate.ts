@@ -13,6 +13,7 @@ import { MigrationError, type MigrationReport } from '../migrate.js';
 import { foreignKeyDefs, postgresColumnDefs, postgresCreateTableSql, postgresIndexDefs, q, type PostgresIndexDef } from './postgres-ddl.js';
 import { CASE_COLLATIONS, postgresFunctionsSql } from './postgres-functions.js';
 import { maintainPostgresRowCounters } from './postgres-row-counters.js';
+import { maintainSetCounts } from './postgres-set-counts.js';
 import { maintainPostgresEntityJson } from './postgres-entity-json.js';
 import type { PostgresDatabase, PostgresSession } from './postgres-database.js';
 
@@ -126,6 +127,7 @@ export async function migrateIn(s: PostgresSession, model: EdmModel): Promise<Mi
     report.droppedIndexes.push(...(await dropStaleIndexes(s, type.table, indexes)));
   }
   const recountedCounters = await maintainPostgresRowCounters(s, model);
+  await maintainSetCounts(s, model);
   const stampedEtags = await stampStoredEtags(s, model);
   const rebuiltEntityJson = await maintainPostgresEntityJson(s, model);
   return { ...report, recountedCounters, stampedEtags, rebuiltEntityJson };

@@ -15,6 +15,7 @@ import { postgresFrameworkTablesSql } from './postgres-framework-tables.js';
 import { postgresFunctionsSql } from './postgres-functions.js';
 import { postgresCounterTriggers } from './postgres-row-counters.js';
 import { entityJsonTriggersSql } from './postgres-entity-json.js';
+import { setCountsSql, setCountTriggersSql } from './postgres-set-counts.js';
 
 const TABLE = '"_schemaStamp"';
 
@@ -24,9 +25,10 @@ export function schemaStamp(model: EdmModel): string {
   for (const type of model.entityTypes) {
     parts.push(type.table, postgresColumnDefs(model, type), postgresIndexDefs(model, type).map((i) => i.sql), foreignKeyDefs(model, type).map((f) => f.sql));
     for (const c of rowCountersOf(type)) parts.push(postgresCounterTriggers(c));
+    if (type.scope === 'company') parts.push(setCountTriggersSql(type));
   }
   // A lookup's path is no column, so the triggers of the stored entity JSON count on their own.
-  parts.push(entityJsonTriggersSql(model));
+  parts.push(entityJsonTriggersSql(model), setCountsSql());
   return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
 }
 
