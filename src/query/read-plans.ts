@@ -192,7 +192,9 @@ export function planReadRequest(ctx: OperationContext, kind: ReadKind, type: Ent
       const page = planPage(ctx, type, query);
       const rows = planRead({ type, companyId: company, conditions: conds, ...query.read, ...page.read });
       const pageRows = page.final ? Math.min(ctx.options.top ?? page.size, page.size) : page.size;
-      const pageText = shape.json !== undefined && page.final && pageRows * (1 + expandedRowsPerEntity(query.expand)) <= dialect.pageTextMaxRows;
+      // Each entity, expanded ones too, taken for one of the set: its members as selected, and its etag.
+      const entities = pageRows * (1 + expandedRowsPerEntity(query.expand));
+      const pageText = shape.json !== undefined && page.final && dialect.pageTextFits(entities, 1 + (query.read.select?.size ?? type.properties.length));
       const cost = readCost('collection', type, query, pageRows, skip);
       if (pageText && counted) {
         statements.push(compile(pageTextAndCount(pageTextStatement(dialect, rows), count()), dialect, compileOptions), compile(rows, dialect, compileOptions));

@@ -106,14 +106,15 @@ export interface Dialect {
    */
   readonly storedEntityJson: boolean;
   /**
-   * The most rows (its entities and their expansions, at their caps) a page no next page can follow
-   * may have to be read as one text of its entities (query/read-plans.ts), which also carries
-   * `$count` and saves a statement; a larger page comes back as rows, streamed and cut at the
-   * response budget. The database builds and sends the text whole, so where that costs it more than
-   * rows depends on the engine (SQLite: one string instead of a row each, up to the bench's `$top=20`
-   * page with two expanded collections, 40,040; PostgreSQL: see its dialect).
+   * true when a page no next page can follow, of `entities` entities (its own and its expansions', at
+   * their caps) of about `members` JSON members each, is read as one text of its entities
+   * (query/read-plans.ts), which also carries `$count` and saves a statement; else it comes back as
+   * rows, streamed and cut at the response budget. The database builds and sends the text whole, so
+   * where that costs it more than rows depends on the engine (SQLite: one string instead of a row each,
+   * up to 50,000 entities, the bench's `$top=20` page with two expanded collections being 40,040;
+   * PostgreSQL: see its dialect).
    */
-  readonly pageTextMaxRows: number;
+  pageTextFits(entities: number, members: number): boolean;
   /**
    * The count of one company's whole set (no filter, no path condition) as the database keeps it, a
    * statement of one row whose column `alias` is the count (PostgreSQL: db/postgres/postgres-set-counts.ts);

@@ -114,7 +114,7 @@ export const sqliteDialect: Dialect = {
   exactDivide: (left, right) => ({ kind: 'binary', operator: '/', left: { kind: 'cast', operand: left, type: 'REAL' }, right }),
   // JSON subtypes do not survive a subquery boundary in SQLite, so embedded JSON text is re-marked with json().
   storedEntityJson: false,
-  pageTextMaxRows: 50_000,
+  pageTextFits: (entities) => entities <= 50_000,
   jsonObject: (members) => call('json_object', ...members.flatMap((m) => [name(m.key), m.json ? call('json', m.value) : m.value])),
   jsonArrayAgg: (rowJson) => call('coalesce', call('json_group_array', call('json', rowJson)), p('[]')),
   jsonTextArrayAgg: (rowJson) => call('coalesce', concat([p('['), call('group_concat', rowJson, p(',')), p(']')]), p('[]')),

@@ -185,14 +185,16 @@ export const postgresDialect: Dialect = {
   exactDivide: (left, right) => bin('/', cast(left, 'REAL'), nonZero(right)),
   jsonObject,
   storedEntityJson: true,
-  // A page of up to 100 rows as one text costs the server no more than its rows and our process half
-  // (bench data, generic plans, 1,000 runs on one connection: 100 ECNs, 61 KB, 340 -> 260-290 µs of the
-  // server, 710-790 -> 290-420 µs of ours; 100 tasks 360-410 -> 330-370 and 550 -> 240-300; 50 ECNs
-  // of three properties 680-710 -> 570-690 and 200-250 -> 140-160). Larger texts cost the server far
-  // more: under 10 connections a 69 KB text 2,400-3,300 µs against 1,500-1,700 as rows (its allocator
-  // maps and unmaps a block that size for each), 1,000 ECNs 2,050-3,550 -> 1,650-11,350 µs, 3,000
-  // 6,400-7,250 -> 31,000-37,500 (one connection).
-  pageTextMaxRows: 100,
+  // A page text of up to about 40 KB costs the server no more than its rows, and our process half
+  // (bench data, generic plans, 1,000 runs on one connection: 100 tasks, 40 KB, 360-410 -> 330-370 µs of
+  // the server and 550 -> 240-300 of ours; 50 ECNs of three properties 680-710 -> 570-690 and 200-250 ->
+  // 140-160). Past about 60 KB it costs the server far more under concurrency: 100 ECNs (61 KB, 2,100
+  // members) under 16 connections to each of two workers 1,027-1,726 -> 514-576 req/s, and in the bench
+  // of 2026-11-28 10:53 the server's CPU for that page went from 339 to 849 µs a request (2,382 with
+  // two workers); 3,000 ECNs on one connection 6,400-7,250 -> 31,000-37,500 µs. 1,500 members is about
+  // 45 KB (about 30 bytes a member): 100 tasks (1,300) are one text, 100 ECNs (2,100) rows, 50 ECNs
+  // (1,050) one text.
+  pageTextFits: (entities, members) => entities * members <= 1_500,
   keptSetCount: (table, companyId, alias) => {
     const column = (name: string): SqlExpr => ({ kind: 'column', table: 'sc', column: name });
     return {

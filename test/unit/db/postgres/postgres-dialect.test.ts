@@ -133,7 +133,7 @@ const SOME = 'id,number,itemDescription,changeReasonDescription,drawingNumber,bo
 
 test('a page sorted by a column no index orders builds its entities after the sort, from a pulled-up LATERAL SELECT', async () => {
   const statement = await statementOf(`/companies(${company})/engChangeNotices?$select=${SOME}&$orderby=itemDescription&$top=3`);
-  // A page of up to 200 rows is one text of its entities (Dialect.pageTextMaxRows), aggregated from the page's rows.
+  // A small page is one text of its entities (Dialect.pageTextFits), aggregated from the page's rows.
   expect(statement.sql).toMatch(/^SELECT string_agg\("p"\."_json", \$1\) AS "_page" FROM \(SELECT CAST\(row_to_json\("t\d+"\.\*\) AS text\) AS "_json"/);
   const plan = await planOf(statement);
   expectPulledUp(plan, statement.sql);
@@ -177,4 +177,14 @@ test('an object with an expansion as a member (JSON text) is a scalar subquery, 
   );
   expect(statement.sql).toContain('(SELECT row_to_json("_j".*) FROM (SELECT "t1"."id" AS "id"');
   expect(lateralAliases(statement.sql)).toEqual([]);
+});
+
+test('a page of whole ECNs is one text up to about 1,500 members (50 ECNs), rows beyond (100 ECNs): past about 60 KB a text costs the server more', async () => {
+  const text = await statementOf(`/companies(${company})/engChangeNotices?$top=50`);
+  expect(text.sql).toMatch(/^SELECT string_agg\("p"\."_json", \$1\) AS "_page" FROM \(SELECT coalesce\("t0"\."_entityJson"/);
+  const rows = await statementOf(`/companies(${company})/engChangeNotices?$top=100`);
+  expect(rows.sql).toMatch(/^SELECT coalesce\("t0"\."_entityJson"/);
+  // Three properties of 100 ECNs are few members: one text.
+  const few = await statementOf(`/companies(${company})/engChangeNotices?$top=100&$select=id,number,status`);
+  expect(few.sql).toMatch(/^SELECT string_agg\(/);
 });
