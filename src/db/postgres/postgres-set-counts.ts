@@ -1,15 +1,16 @@
 /**
  * The number of rows of each company's whole set, kept by PostgreSQL for `$count` (read-plans.ts reads
- * it when the dialect says `keepsSetCounts`). PostgreSQL counts a set by visiting every row (10,000
- * ECNs: about 480 µs of the server, growing with the set), where SQLite counts its b-tree's cells.
+ * it through `Dialect.keptSetCount`). PostgreSQL counts a set by visiting every row (10,000 ECNs:
+ * about 480 µs of the server, growing with the set), where SQLite counts its b-tree's cells.
  *
  * Every company-scoped table has statement triggers: AFTER INSERT and AFTER DELETE (with their
  * transition tables) add one row per statement and company to `_setCounts` with the change, +n or -n;
- * AFTER TRUNCATE removes the table's rows; a row moved to another company adds -1 and +1. A set's count is the sum of its rows, read in the statement
- * of the page, so in its snapshot. Writers only ever add rows: none waits for another's counter row,
- * and a bulk import in one transaction piles up no row versions of one counter (as a counter row
- * updated by each insert would; see the README). compactSetCounts folds each set's rows into one,
- * in the background (postgres-engine.ts runs it after writes).
+ * AFTER TRUNCATE removes the table's rows; a row moved to another company adds -1 and +1. A set's
+ * count is the sum of its rows, read in the statement of the page, so in its snapshot. Writers only
+ * ever add rows: none waits for another's counter row, and a bulk import in one transaction piles up
+ * no row versions of one counter (as a counter row updated by each insert would; see the README).
+ * compactSetCounts folds each set's rows into one, in the background (postgres-engine.ts runs it a
+ * second after its writes).
  *
  * The migration creates the triggers and counts every table again in its transaction (postgres-
  * migrate.ts): CREATE TRIGGER locks the table against writers until it commits, so the count and the
