@@ -113,7 +113,7 @@ export async function compactSetCounts(db: PostgresDatabase): Promise<number> {
       sql:
         `WITH "many" AS (SELECT "table", "companyId" FROM ${t} GROUP BY "table", "companyId" HAVING count(*) > 1), ` +
         `"gone" AS (DELETE FROM ${t} AS "c" USING "many" AS "m" WHERE "c"."table" = "m"."table" AND "c"."companyId" = "m"."companyId" RETURNING "c"."table", "c"."companyId", "c"."n"), ` +
-        `"kept" AS (INSERT INTO ${t} ("table", "companyId", "n") SELECT "table", "companyId", sum("n") FROM "gone" GROUP BY "table", "companyId" HAVING sum("n") <> 0 RETURNING 1) ` +
+        `"kept" AS (INSERT INTO ${t} ("table", "companyId", "n") SELECT "table", "companyId", sum("n") FROM "gone" GROUP BY "table", "companyId" HAVING sum("n") <> 0) ` +
         `SELECT (SELECT count(*) FROM "gone") AS "n"`,
       params: [],
     });
