@@ -13,7 +13,8 @@
  * key before the transaction (WriteRunner.keysFirst), so the URL of `$1` is known then.
  */
 import { FailedDependencyError } from '../errors/odata-error.js';
-import { inOneWriteTransaction, WriteJobError, type WriteJob } from '../hooks/write-session.js';
+import { inOneWriteTransaction, type WriteJob } from '../hooks/write-session.js';
+import { TransactionPartError } from '../db/transaction-parts.js';
 import type { CreatedEntity, WriteRunner } from '../core/operation-runners.js';
 import type { ServiceContext } from '../core/service-context.js';
 
@@ -73,7 +74,7 @@ export class ChangeSetTransaction {
       parts.forEach((p, i) => p.resolve(results[i]));
       return undefined;
     } catch (e) {
-      if (!(e instanceof WriteJobError)) {
+      if (!(e instanceof TransactionPartError)) {
         for (const p of parts) p.reject(e);
         return order[0];
       }

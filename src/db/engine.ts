@@ -18,6 +18,7 @@ import type { MaybePromise } from '../util/maybe-promise.js';
 import type { EdmModel } from '../edm/model.js';
 import type { MigrationReport } from './migrate.js';
 import type { ServiceLimits } from '../edm/service-limits.js';
+import type { TransactionPart } from './transaction-parts.js';
 
 /** The service settings an engine reads (edm/service-limits.ts): read threads and queues, deadlines. */
 export type EngineLimits = Pick<ServiceLimits, 'readWorkers' | 'maxQueuedReads' | 'requestTimeoutMs' | 'maxInlineRows'>;
@@ -72,6 +73,14 @@ export interface Engine {
    * other instances' (db/postgres/postgres-write-batches.ts).
    */
   transaction<T>(body: (tx: Transaction) => Promise<T>): Promise<T>;
+  /**
+   * Runs `parts` in order in one transaction (a `$batch` change set), as `transaction` runs one body:
+   * all commit, or the first that throws rolls all back and the promise rejects with
+   * TransactionPartError (db/transaction-parts.ts). The result is that of running them one after the
+   * other; PostgreSQL's write batches send a part's statements without waiting for the answers of the
+   * part before it when that part is known to send no more.
+   */
+  transactionInParts<T>(parts: readonly TransactionPart<T>[]): Promise<T[]>;
   /**
    * Runs `body` in one transaction held open across its awaits (files read between batches), for a
    * command that is the only user of its service (seed, import --atomic): the transactions it asks for

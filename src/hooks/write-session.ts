@@ -320,45 +320,30 @@ export interface WriteJob {
   readonly body: (session: WriteSession) => Promise<unknown>;
 }
 
-/** The job of a shared transaction that threw (`error`), which rolled the whole transaction back. */
-export class WriteJobError extends Error {
-  constructor(
-    readonly index: number,
-    readonly error: unknown,
-  ) {
-    super(`write ${index + 1} of the transaction failed: ${error instanceof Error ? error.message : String(error)}`);
-    this.name = 'WriteJobError';
-  }
-}
-
 /**
  * Runs several write bodies in ONE transaction, in order, each with its own write session (its
  * identity, its events, its afterCommit hooks): a `$batch` change set, whose parts may each name
  * another company (unlike inWriteBatch's items, which share one identity). All commit, or the first
- * that throws rolls all of them back and the promise rejects with WriteJobError; their events are
- * written to the outbox in the transaction, so they leave only if it commits. Each session writes its
+ * that throws rolls all of them back and the promise rejects with TransactionPartError; each writes
+ * its events to the outbox in the transaction, so they leave only if it commits, and its
  * number-series counters back before the next body runs, so the next one reads them advanced. The
- * transaction is one job of the turn's group commit (its own savepoint), like a request's write.
+ * transaction is the engine's transaction in parts (Engine.transactionInParts): on SQLite one job of
+ * the turn's group commit (its own savepoint), like a request's write; on PostgreSQL a job of the
+ * write batches whose parts are pipelined as the batch's jobs are.
  */
 export async function inOneWriteTransaction(svc: ServiceContext, jobs: readonly WriteJob[]): Promise<unknown[]> {
+  // The engine may run the transaction again (a batch that lost to another writer): each run of a part makes its session anew.
   const sessions: WriteSession[] = [];
-  const results = await svc.engine.transaction(async (tx) => {
-    // The engine may run the transaction again (a batch that lost to another writer): only the sessions of the run that commits count.
-    sessions.length = 0;
-    const values: unknown[] = [];
-    for (const [i, job] of jobs.entries()) {
+  const results = await svc.engine.transactionInParts(
+    jobs.map((job, i) => async (tx) => {
       const session = new WriteSession(svc, job.identity, tx);
-      sessions.push(session);
-      try {
-        values.push(await job.body(session));
-        await session.finish();
-      } catch (e) {
-        throw new WriteJobError(i, e);
-      }
-    }
-    for (const session of sessions) await session.writeEvents();
-    return values;
-  });
+      sessions[i] = session;
+      const value = await job.body(session);
+      await session.finish();
+      await session.writeEvents();
+      return value;
+    }),
+  );
   await afterCommit(svc, sessions);
   return results;
 }

@@ -24,6 +24,7 @@ import { PostgresReads } from './postgres-reads.js';
 import { PostgresWriteBatches } from './postgres-write-batches.js';
 import { schemaStamp, storedStamp, writeStamp } from './postgres-schema-stamp.js';
 import { compactSetCounts } from './postgres-set-counts.js';
+import { partsInOrder, type TransactionPart } from '../transaction-parts.js';
 
 /** The transaction an async context is in. */
 interface OpenTransaction {
@@ -99,11 +100,27 @@ export class PostgresEngine implements Engine {
     return this.transaction(() => body());
   }
 
-  private async newTransaction<T>(body: (tx: Transaction) => Promise<T>): Promise<T> {
-    const value = await this.writes.run((session) => {
+  /** Inside an open transaction, the parts one after the other in a savepoint of it; else one job of the write batches. */
+  transactionInParts<T>(parts: readonly TransactionPart<T>[]): Promise<T[]> {
+    if (this.context.getStore() !== undefined) return this.transaction(partsInOrder(parts));
+    return this.written(this.writes.runInParts(parts.map((part) => this.inContext(part))));
+  }
+
+  private newTransaction<T>(body: (tx: Transaction) => Promise<T>): Promise<T> {
+    return this.written(this.writes.run(this.inContext(body)));
+  }
+
+  /** `body` on a batch's session, in an async context that carries it (see the file comment). */
+  private inContext<T>(body: (tx: Transaction) => Promise<T>): (session: PostgresSession) => Promise<T> {
+    return (session) => {
       const open: OpenTransaction = { session, depth: 0 };
       return this.context.run(open, () => body(statementsOf(open)));
-    });
+    };
+  }
+
+  /** The value of a committed write transaction; the cache epoch moves and the set counts are folded soon. */
+  private async written<T>(committed: Promise<T>): Promise<T> {
+    const value = await committed;
     this.epoch++;
     this.compactSoon();
     return value;

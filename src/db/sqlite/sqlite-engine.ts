@@ -17,6 +17,7 @@ import { migrate, type MigrationReport } from '../migrate.js';
 import { createAuthTables } from '../auth-tables.js';
 import { createOutboxTable } from '../../events/outbox.js';
 import { createDeliveryTables } from '../../events/delivery-tables.js';
+import { partsInOrder, type TransactionPart } from '../transaction-parts.js';
 
 /** SQLite (see the file comment). */
 export class SqliteEngine implements Engine {
@@ -51,6 +52,11 @@ export class SqliteEngine implements Engine {
 
   transaction<T>(body: (tx: Transaction) => Promise<T>): Promise<T> {
     return this.database.sharedTransaction(() => body(this.tx));
+  }
+
+  /** The parts one after the other in one body of group commit. */
+  transactionInParts<T>(parts: readonly TransactionPart<T>[]): Promise<T[]> {
+    return this.transaction(partsInOrder(parts));
   }
 
   /** Opened on the connection itself: the batches of group commit that run meanwhile are part of it. */

@@ -11,6 +11,8 @@ import { openPostgres } from '../../../../src/db/postgres/postgres-database.js';
 import { BEGIN_WRITE_TURN } from '../../../../src/db/postgres/postgres-write-batches.js';
 import { postgresFrameworkTablesSql } from '../../../../src/db/postgres/postgres-framework-tables.js';
 import { DEFAULT_LIMITS } from '../../../../src/edm/service-limits.js';
+import { TransactionPartError } from '../../../../src/db/transaction-parts.js';
+import type { Transaction } from '../../../../src/db/engine.js';
 
 let database: EmptyDatabase;
 let engine: PostgresEngine;
@@ -308,6 +310,95 @@ test('a job whose first statement failed behind a failed one teaches nothing: a 
   await Promise.all([insert(102), twoStep(), insert(103)]);
   // Taken for one statement, it would have been followed at once and run again in order.
   expect(twoStepRuns).toBe(1);
+});
+
+/** A transaction in parts of `n` doublings of row 70 (its own statement text, learned apart from `doublings`'). */
+function doublingParts(n: number, log: string[] = []): Promise<number[]> {
+  return engine.transactionInParts(
+    Array.from({ length: n }, (_, i) => async (tx: Transaction) => {
+      log.push(`sent ${i}`);
+      const row = await tx.runReturning(q('UPDATE "x" SET "n" = "n" * 2 + $1 WHERE "id" = $2 RETURNING "n" /* in parts */', [i + 1, 70]));
+      log.push(`answered ${i}`);
+      return Number(row?.['n']);
+    }),
+  );
+}
+
+test('the parts of a transaction in parts known as one statement are sent one behind the other, with the result of running them in order', async () => {
+  await engine.db.run(q('INSERT INTO "x" ("id", "n") VALUES ($1, $2)', [70, 0]));
+  const firstLog: string[] = [];
+  expect(await doublingParts(4, firstLog)).toEqual(serially(0, 4));
+  expect(firstLog.slice(0, 3)).toEqual(['sent 0', 'answered 0', 'sent 1']);
+  const log: string[] = [];
+  expect(await doublingParts(4, log)).toEqual(serially(serially(0, 4)[3] ?? 0, 4));
+  expect(log.slice(0, 4)).toEqual(['sent 0', 'sent 1', 'sent 2', 'sent 3']);
+});
+
+test('a part that throws undoes its whole transaction in parts, which rejects with its index and error; the parts after it do not run, and the batch\'s other jobs commit', async () => {
+  const insert = (id: number) => async (tx: Transaction) => tx.run(q('INSERT INTO "x" ("id") VALUES ($1)', [id]));
+  // Learned as one statement, so the parts are pipelined.
+  await Promise.all([engine.transaction(insert(120)), engine.transactionInParts([insert(121), insert(122)])]);
+  await engine.db.run(q('DELETE FROM "x"'));
+  let laterRan = false;
+  const [before, inParts, after] = await Promise.allSettled([
+    engine.transaction(insert(110)),
+    engine.transactionInParts([
+      insert(111),
+      () => {
+        throw new Error('refused');
+      },
+      async (tx) => {
+        laterRan = true;
+        return insert(112)(tx);
+      },
+    ]),
+    engine.transaction(insert(113)),
+  ]);
+  expect([before.status, after.status]).toEqual(['fulfilled', 'fulfilled']);
+  const reason = (inParts as PromiseRejectedResult).reason as TransactionPartError;
+  expect(reason).toBeInstanceOf(TransactionPartError);
+  expect(reason.index).toBe(1);
+  expect(reason.error).toMatchObject({ message: 'refused' });
+  expect(laterRan).toBe(false);
+  expect((await engine.db.all(q('SELECT "id" FROM "x" ORDER BY "id"'))).map((r) => r['id'])).toEqual([110, 113]);
+  // A part whose statement fails: its driver error, at its index; nothing of the transaction stays.
+  const duplicate = await engine.transactionInParts([insert(114), insert(110), insert(115)]).catch((e: unknown) => e);
+  expect(duplicate).toBeInstanceOf(TransactionPartError);
+  expect((duplicate as TransactionPartError).index).toBe(1);
+  expect(engine.mapError((duplicate as TransactionPartError).error)).toMatchObject({ status: 409 });
+  expect((await engine.db.all(q('SELECT "id" FROM "x" ORDER BY "id"'))).map((r) => r['id'])).toEqual([110, 113]);
+});
+
+test('a part taken for one statement that sends a second one after the next part\'s makes its batch run again in order', async () => {
+  await engine.db.run(q('INSERT INTO "x" ("id", "n") VALUES ($1, $2)', [70, 0]));
+  await doublingParts(2);
+  const n0 = Number((await engine.db.get(q('SELECT "n" FROM "x" WHERE "id" = $1', [70])))?.['n']);
+  let runs = 0;
+  const doubling = (k: number) => (tx: Transaction) => tx.runReturning(q('UPDATE "x" SET "n" = "n" * 2 + $1 WHERE "id" = $2 RETURNING "n" /* in parts */', [k, 70]));
+  const [first, second] = await engine.transactionInParts<unknown>([
+    async (tx) => {
+      runs++;
+      const row = await doubling(1)(tx);
+      const again = await tx.get(q('SELECT "n" FROM "x" WHERE "id" = $1', [70]));
+      return [Number(row?.['n']), Number(again?.['n'])];
+    },
+    async (tx) => Number((await doubling(2)(tx))?.['n']),
+  ]);
+  expect(runs).toBe(2);
+  expect(first).toEqual([n0 * 2 + 1, n0 * 2 + 1]);
+  expect(second).toBe((n0 * 2 + 1) * 2 + 2);
+});
+
+test('a transaction in parts inside an open transaction is a savepoint of it', async () => {
+  await engine.transaction(async (tx) => {
+    await tx.run(q('INSERT INTO "x" ("id") VALUES ($1)', [130]));
+    const failed = await engine
+      .transactionInParts([async (inner) => inner.run(q('INSERT INTO "x" ("id") VALUES ($1)', [131])), async (inner) => inner.run(q('INSERT INTO "x" ("id") VALUES ($1)', [130]))])
+      .catch((e: unknown) => e);
+    expect(failed).toMatchObject({ index: 1 });
+    expect(await engine.transactionInParts([async (inner) => inner.run(q('INSERT INTO "x" ("id") VALUES ($1)', [132]))])).toEqual([1]);
+  });
+  expect((await engine.db.all(q('SELECT "id" FROM "x" ORDER BY "id"'))).map((r) => r['id'])).toEqual([130, 132]);
 });
 
 test('the cache epoch moves after a local write (another instance\'s write counts within its short period)', async () => {
