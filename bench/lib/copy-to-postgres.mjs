@@ -2,7 +2,8 @@
 // run serves exactly the rows of the SQLite run (which are CAP's rows): our service makes the tables
 // (createService migrates), then every row of every model table is copied column by column in its
 // stored form (same forms on both engines), 500 rows per INSERT, in one transaction without foreign-key
-// checks; then each row's stored entity JSON is built (the copy ran without triggers); then VACUUM
+// checks; then each row's stored entity JSON is built (the copy ran without triggers) and its ETag
+// stored; then VACUUM
 // FULL (the tables as a load that built the JSON on insert leaves them) and VACUUM (ANALYZE), as the CAP
 // peer's seed.js vacuums and analyzes its tables: statistics for the planner, and the visibility map set, so index-only scans (counts) need no heap visits and autovacuum
 // does not start on the fresh rows in the middle of a timed run.
@@ -54,10 +55,17 @@ export async function copyToPostgres(sqliteFile, url) {
     await target.query('COMMIT');
     // The rows were copied with the triggers off, so none keeps its entity JSON yet (PostgreSQL's
     // stored entity JSON, src/db/postgres/postgres-entity-json.ts): setting it to NULL with the
-    // triggers on builds it, once every table is filled (the JSON reads other tables' rows).
+    // triggers on builds it, once every table is filled (the JSON reads other tables' rows). The same
+    // UPDATE stores each row's ETag (src/db/stored-etags.ts), as the service's writes do and as SQLite's
+    // start-up does for the SQLite run (the seeded file has none); else our server's start-up would
+    // store them after the VACUUMs below.
     for (const table of tables) {
-      const has = await target.query('SELECT 1 FROM information_schema.columns WHERE table_name = $1 AND column_name = $2', [table, '_entityJson']);
-      if (has.rowCount > 0) await target.query(`UPDATE ${q(table)} SET "_entityJson" = NULL`);
+      const has = new Set((await target.query('SELECT column_name FROM information_schema.columns WHERE table_name = $1', [table])).rows.map((r) => r.column_name));
+      const sets = [
+        ...(has.has('_entityJson') ? ['"_entityJson" = NULL'] : []),
+        ...(has.has('_etagOf') ? ['"_etag" = odata_etag("_version")', '"_etagOf" = "_version"'] : []),
+      ];
+      if (sets.length > 0) await target.query(`UPDATE ${q(table)} SET ${sets.join(', ')}`);
     }
     // Outside the transaction: VACUUM cannot run inside one. FULL writes the tables anew without the
     // row versions the UPDATE left, as a load that built the JSON on insert would have left them; a

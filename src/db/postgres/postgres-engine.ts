@@ -18,7 +18,7 @@ import { redactUrl } from '../database-location.js';
 import { openPostgres, type PostgresDatabase, type PostgresSession } from './postgres-database.js';
 import { postgresDialect } from './postgres-dialect.js';
 import { isRetryable, postgresError } from './postgres-errors.js';
-import { migrateIn, MIGRATION_LOCK } from './postgres-migrate.js';
+import { migrateIn, MIGRATION_LOCK, stampStoredEtags } from './postgres-migrate.js';
 import { postgresFrameworkTablesSql } from './postgres-framework-tables.js';
 import { PostgresReads } from './postgres-reads.js';
 import { PostgresWriteBatches } from './postgres-write-batches.js';
@@ -147,7 +147,8 @@ export class PostgresEngine implements Engine {
    * The model's tables and the framework's own in one transaction holding an advisory lock: instances
    * that start together take turns, and one that finds the work done changes nothing; instances already
    * serving go on (PostgreSQL's DDL is transactional, so they see the schema before or after, whole).
-   * A database whose schema stamp matches the model gets no DDL at all (postgres-schema-stamp.ts).
+   * A database whose schema stamp matches the model gets no DDL at all (postgres-schema-stamp.ts), only
+   * the stored ETags of rows another program wrote (stampStoredEtags).
    */
   async migrate(model: EdmModel, options: { readonly dryRun?: boolean } = {}): Promise<MigrationReport> {
     // Its DDL locks tables that running instances write: a deadlock with one of them runs it again.
@@ -171,7 +172,9 @@ export class PostgresEngine implements Engine {
         await s.get({ sql: 'SELECT pg_advisory_xact_lock($1::bigint)', params: [MIGRATION_LOCK] });
         const stamp = schemaStamp(model);
         if ((await storedStamp(s)) === stamp) {
-          report = { createdTables: [], addedColumns: [], droppedIndexes: [], recountedCounters: [], stampedEtags: {} };
+          // No DDL; only the ETags of rows another program wrote since (db/stored-etags.ts).
+          report = { createdTables: [], addedColumns: [], droppedIndexes: [], recountedCounters: [], stampedEtags: await stampStoredEtags(s, model) };
+          if (options.dryRun === true) throw rollback;
           return;
         }
         report = await migrateIn(s, model);

@@ -83,8 +83,13 @@ async function addForeignKeys(s: PostgresSession, model: EdmModel, type: EntityT
   }
 }
 
-/** Stores the ETag of every row whose stored one is missing or stale (db/stored-etags.ts); rows per table. */
-async function stampStoredEtags(s: PostgresSession, model: EdmModel): Promise<Record<string, number>> {
+/**
+ * Stores the ETag of every row whose stored one is missing or stale (db/stored-etags.ts); rows per
+ * table. Run by every migration and by every start-up whose schema is up to date (PostgresEngine.migrate),
+ * as SQLite's start-up does: rows written by another program (a bulk load, psql) are read as fast as the
+ * service's own from then on.
+ */
+export async function stampStoredEtags(s: PostgresSession, model: EdmModel): Promise<Record<string, number>> {
   const { version, etag, etagVersion } = HIDDEN_COLUMNS;
   const stamped: Record<string, number> = {};
   for (const type of model.entityTypes) {
