@@ -12,7 +12,7 @@ import { BEGIN_WRITE_TURN } from '../../../../src/db/postgres/postgres-write-bat
 import { postgresFrameworkTablesSql } from '../../../../src/db/postgres/postgres-framework-tables.js';
 import { DEFAULT_LIMITS } from '../../../../src/edm/service-limits.js';
 import { TransactionPartError } from '../../../../src/db/transaction-parts.js';
-import type { Transaction } from '../../../../src/db/engine.js';
+import type { DbRow, Transaction } from '../../../../src/db/engine.js';
 
 let database: EmptyDatabase;
 let engine: PostgresEngine;
@@ -310,6 +310,33 @@ test('a job whose first statement failed behind a failed one teaches nothing: a 
   await Promise.all([insert(102), twoStep(), insert(103)]);
   // Taken for one statement, it would have been followed at once and run again in order.
   expect(twoStepRuns).toBe(1);
+});
+
+test('jobs queued while a batch waits for the turn join it: one transaction, in queue order', async () => {
+  await engine.db.run(q('INSERT INTO "x" ("id", "n") VALUES ($1, $2)', [70, 0]));
+  // Its own statement text, learned as one statement first.
+  const step = (k: number) => async (tx: Transaction) => tx.get(q('UPDATE "x" SET "n" = "n" * 2 + $1 WHERE "id" = $2 RETURNING "n", CAST(txid_current() AS text) AS "tx" /* joins */', [k, 70]));
+  await Promise.all([engine.transaction(step(1)), engine.transaction(step(2))]);
+  const n0 = Number((await engine.db.get(q('SELECT "n" FROM "x" WHERE "id" = $1', [70])))?.['n']);
+  const holder = openPostgres(database.url);
+  try {
+    const rows: Promise<DbRow | undefined>[] = [];
+    await holder.session(async (s) => {
+      // Another instance's batch holds the turn.
+      await s.client.query(BEGIN_WRITE_TURN);
+      rows.push(engine.transaction(step(1)));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      // Queued while the first one's batch waits.
+      rows.push(engine.transaction(step(2)), engine.transactionInParts([step(3), step(4)]).then((r) => r[1]));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await s.client.query('COMMIT');
+    });
+    const done = await Promise.all(rows);
+    expect(new Set(done.map((r) => r?.['tx'])).size).toBe(1);
+    expect(done.map((r) => Number(r?.['n']))).toEqual([serially(n0, 1)[0], serially(n0, 2)[1], serially(n0, 4)[3]]);
+  } finally {
+    await holder.close();
+  }
 });
 
 /** A transaction in parts of `n` doublings of row 70 (its own statement text, learned apart from `doublings`'). */
