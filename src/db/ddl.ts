@@ -7,6 +7,7 @@ import { HIDDEN_COLUMNS, type EdmModel, type EntityType, type Property } from '.
 import { sqliteDialect } from '../sql/sqlite-dialect.js';
 import { sqliteColumnType } from './column-types.js';
 import { rowCountersOf } from './row-counters.js';
+import { sortsUniquely } from '../edm/unique-order.js';
 
 const q = (name: string): string => sqliteDialect.quoteIdentifier(name);
 
@@ -156,11 +157,20 @@ export function indexDefs(model: EdmModel, type: EntityType): IndexDef[] {
   }
   // The model's own indexes (e.g. a property clients group by: a covering index makes a GROUP BY read no row).
   for (const props of type.indexes) add(false, [...prefix, ...props.map((p) => p.name)]);
-  // A company's pages are read in the default order (else by key) straight from an index: one is
-  // added when no index above starts with those columns.
+  // A company's pages are read in the default order (else by key), then by key where that order is not
+  // unique (what the read planner appends, edm/unique-order.ts), straight from an index: one is added
+  // when no index above starts with those columns, and a plain index on the first of them gives way to
+  // it (it serves the same lookups). Without the key in it PostgreSQL sorted each ECN's comments and
+  // BOM lines of an $expand again (an incremental sort per parent: the bench's 20 ECNs with their 308
+  // lines, 1.17 -> 0.64 ms of execution in EXPLAIN ANALYZE).
   if (scoped) {
-    const order = [...prefix, ...(type.defaultOrderBy.length > 0 ? type.defaultOrderBy : [type.key.name])];
-    if (![...out.values()].some((i) => order.every((c, n) => i.columns[n] === c))) add(false, order);
+    const byDefault = type.defaultOrderBy.length > 0 ? type.defaultOrderBy : [type.key.name];
+    const unique = byDefault.includes(type.key.name) || sortsUniquely(type, new Set(byDefault));
+    const order = [...prefix, ...byDefault, ...(unique ? [] : [type.key.name])];
+    if (![...out.values()].some((i) => order.every((c, n) => i.columns[n] === c))) {
+      for (const [name, i] of out) if (!i.unique && i.columns.every((c, n) => order[n] === c)) out.delete(name);
+      add(false, order);
+    }
   }
   return [...out.values()];
 }

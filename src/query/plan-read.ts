@@ -4,6 +4,7 @@
  */
 import { HIDDEN_COLUMNS, type EntityType, type Property } from '../edm/model.js';
 import type { StoredValue } from '../edm/values.js';
+import { sortsUniquely } from '../edm/unique-order.js';
 import { and, col, eq, param, select } from '../sql/build.js';
 import type { OrderItem, SelectColumn, SelectNode, SqlExpr } from '../sql/nodes.js';
 import { AliasGenerator } from './alias-generator.js';
@@ -84,9 +85,7 @@ export function companyCondition(type: EntityType, alias: string, companyId: str
  * where these values are unique.
  */
 export function ordersUniquely(type: EntityType, alias: string, order: readonly OrderItem[]): boolean {
-  const sorted = new Set(order.flatMap((o) => (o.expr.kind === 'column' && o.expr.table === alias ? [o.expr.column] : [])));
-  const covers = (props: readonly Property[]): boolean => props.length > 0 && props.every((p) => !p.nullable && p.storage.kind === 'column' && sorted.has(p.name));
-  return type.properties.some((p) => p.unique && covers([p])) || type.alternateKeys.some(covers);
+  return sortsUniquely(type, new Set(order.flatMap((o) => (o.expr.kind === 'column' && o.expr.table === alias ? [o.expr.column] : []))));
 }
 
 /** Plans the SELECT for a read. Order: conditions, filter, order (key appended unless already unique), limit/offset. */
