@@ -101,11 +101,16 @@ export interface PostgresIndexDef {
   readonly sql: string;
 }
 
-/** The indexes of a type (db/ddl.ts indexDefs), each column with NULLs first. */
+/**
+ * The indexes of a type (db/ddl.ts indexDefs), each column with NULLs first (SQLite's order, which
+ * the queries' ORDER BY asks for) but the key: the planner appends the key, which is never NULL, as
+ * plain `ASC` (OrderItem.notNull), and PostgreSQL does not match `ASC` to a `NULLS FIRST` column even
+ * where the column holds no NULL (it sorted each ECN's comments of an $expand again by their id).
+ */
 export function postgresIndexDefs(model: EdmModel, type: EntityType): PostgresIndexDef[] {
   return indexDefs(model, type).map((i) => {
     const name = objectName(i.name);
-    const cols = i.columns.map((c) => `${q(c)} NULLS FIRST`).join(', ');
+    const cols = i.columns.map((c) => (c === type.key.name ? q(c) : `${q(c)} NULLS FIRST`)).join(', ');
     return { derivedName: i.name, name, unique: i.unique, columns: i.columns, sql: `CREATE ${i.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${q(name)} ON ${q(type.table)} (${cols})` };
   });
 }

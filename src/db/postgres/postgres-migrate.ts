@@ -54,11 +54,21 @@ async function createIndex(s: PostgresSession, table: string, index: PostgresInd
   }
 }
 
+/** An index definition's column list, without quotes: `CREATE INDEX ... ON t (a NULLS FIRST, "b")` gives `a NULLS FIRST, b`. */
+const columnList = (definition: string): string => (/\(([^()]*)\)\s*$/.exec(definition)?.[1] ?? definition).replace(/"/g, '');
+
+/**
+ * Drops the indexes of `table` named like derived ones that the model no longer derives, or derives
+ * with other columns or column order (an earlier version's key column with NULLS FIRST); gives their
+ * names. Run before the model's indexes are created, so that such an index is created again.
+ */
 async function dropStaleIndexes(s: PostgresSession, table: string, wanted: readonly PostgresIndexDef[]): Promise<string[]> {
-  const keep = new Set(wanted.map((i) => i.name));
+  const columns = new Map(wanted.map((i) => [i.name, columnList(i.sql)]));
   const derived = (name: string): boolean => derivedIndexPrefixes(table).some((prefix) => name.startsWith(prefix));
-  const existing = await s.all(sql('SELECT "indexname" FROM pg_indexes WHERE "schemaname" = current_schema() AND "tablename" = $1', [table]));
-  const stale = existing.map((r) => String(r['indexname'])).filter((name) => derived(name) && !keep.has(name));
+  const existing = await s.all(sql('SELECT "indexname", "indexdef" FROM pg_indexes WHERE "schemaname" = current_schema() AND "tablename" = $1', [table]));
+  const stale = existing
+    .filter((r) => derived(String(r['indexname'])) && columns.get(String(r['indexname'])) !== columnList(String(r['indexdef'])))
+    .map((r) => String(r['indexname']));
   for (const name of stale) await s.exec(`DROP INDEX ${q(name)}`);
   return stale;
 }
@@ -128,8 +138,8 @@ export async function migrateIn(s: PostgresSession, model: EdmModel): Promise<Mi
   for (const type of ordered) await addForeignKeys(s, model, type);
   for (const type of ordered) {
     const indexes = postgresIndexDefs(model, type);
-    for (const index of indexes) await createIndex(s, type.table, index);
     report.droppedIndexes.push(...(await dropStaleIndexes(s, type.table, indexes)));
+    for (const index of indexes) await createIndex(s, type.table, index);
   }
   const recountedCounters = await maintainPostgresRowCounters(s, model);
   await maintainSetCounts(s, model);
