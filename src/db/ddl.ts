@@ -120,8 +120,19 @@ export interface IndexDef {
 /** The prefixes of the names of the indexes the model derives for `table` (unique, plain). */
 export const derivedIndexPrefixes = (table: string): readonly string[] => [`${table}_u_`, `${table}_ix_`];
 
+/** How an engine's indexes hold rows (see `indexDefs`). */
+export interface IndexOptions {
+  /**
+   * true when no index holds the rows of equal values in an order of their own, so an index for the
+   * default order ends with the key (PostgreSQL). SQLite's indexes end with the rowid, which an
+   * expansion breaks ties by (Dialect.rowOrder): a key after the order there put the rowid behind it,
+   * and SQLite sorted each parent's lines again (the bench's $expand, 1,360 -> 1,210 req/s).
+   */
+  readonly keyEndsOrder?: boolean;
+}
+
 /** The indexes of a type: key and unique values per company, alternate keys, join columns, line-number groups. */
-export function indexDefs(model: EdmModel, type: EntityType): IndexDef[] {
+export function indexDefs(model: EdmModel, type: EntityType, options: IndexOptions = {}): IndexDef[] {
   const scoped = type.scope === 'company';
   const prefix = scoped ? [HIDDEN_COLUMNS.company] : [];
   const out = new Map<string, IndexDef>();
@@ -157,16 +168,15 @@ export function indexDefs(model: EdmModel, type: EntityType): IndexDef[] {
   }
   // The model's own indexes (e.g. a property clients group by: a covering index makes a GROUP BY read no row).
   for (const props of type.indexes) add(false, [...prefix, ...props.map((p) => p.name)]);
-  // A company's pages are read in the default order (else by key), then by key where that order is not
-  // unique (what the read planner appends, edm/unique-order.ts), straight from an index: one is added
-  // when no index above starts with those columns, and a plain index on the first of them gives way to
-  // it (it serves the same lookups). Without the key in it PostgreSQL sorted each ECN's comments and
-  // BOM lines of an $expand again (an incremental sort per parent: the bench's 20 ECNs with their 308
-  // lines, 1.17 -> 0.64 ms of execution in EXPLAIN ANALYZE).
+  // A company's pages are read in the default order (else by key) straight from an index: one is added
+  // when no index above starts with those columns. With `keyEndsOrder` it ends with the key where that
+  // order is not unique (what the planners append, edm/unique-order.ts), and a plain index on the first
+  // of its columns gives way to it (it serves the same lookups): without the key PostgreSQL sorted each
+  // ECN's comments and BOM lines of an $expand again (an incremental sort per parent).
   if (scoped) {
     const byDefault = type.defaultOrderBy.length > 0 ? type.defaultOrderBy : [type.key.name];
-    const unique = byDefault.includes(type.key.name) || sortsUniquely(type, new Set(byDefault));
-    const order = [...prefix, ...byDefault, ...(unique ? [] : [type.key.name])];
+    const keyAfter = options.keyEndsOrder === true && !byDefault.includes(type.key.name) && !sortsUniquely(type, new Set(byDefault));
+    const order = [...prefix, ...byDefault, ...(keyAfter ? [type.key.name] : [])];
     if (![...out.values()].some((i) => order.every((c, n) => i.columns[n] === c))) {
       for (const [name, i] of out) if (!i.unique && i.columns.every((c, n) => order[n] === c)) out.delete(name);
       add(false, order);

@@ -108,7 +108,7 @@ export interface PostgresIndexDef {
  * where the column holds no NULL (it sorted each ECN's comments of an $expand again by their id).
  */
 export function postgresIndexDefs(model: EdmModel, type: EntityType): PostgresIndexDef[] {
-  return indexDefs(model, type).map((i) => {
+  return indexDefs(model, type, { keyEndsOrder: true }).map((i) => {
     const name = objectName(i.name);
     const cols = i.columns.map((c) => (c === type.key.name ? q(c) : `${q(c)} NULLS FIRST`)).join(', ');
     return { derivedName: i.name, name, unique: i.unique, columns: i.columns, sql: `CREATE ${i.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${q(name)} ON ${q(type.table)} (${cols})` };
