@@ -35,7 +35,7 @@
  * connection, nor the batch for theirs), and most writes are one statement (a comment's INSERT, a
  * PATCH's UPDATE ... RETURNING). A job is known as one statement when the jobs that began with the
  * same statement text before it were that one statement (the last six in a row, once one was not;
- * see DECAY); then the next job starts as soon as that statement is sent. The server runs statements
+ * one-statement-jobs.ts); then the next job starts as soon as that statement is sent. The server runs statements
  * in the order sent, so the result is that of running the jobs one after the other, without a round
  * trip of waiting between them (BEGIN and the turn go the same way, ahead of the first job's statement). A job known as one
  * statement that sends a second one (a PATCH whose UPDATE found nothing reads the row for its 404 or
@@ -61,6 +61,7 @@ import { limitSetting } from '../../edm/service-limits.js';
 import { q } from './postgres-ddl.js';
 import { WRITE_TURN_TABLE } from './postgres-framework-tables.js';
 import { TransactionPartError } from '../transaction-parts.js';
+import { OneStatementJobs } from './one-statement-jobs.js';
 
 /**
  * The first message of a batch, a simple query of two statements: its transaction, and the write turn
@@ -70,19 +71,6 @@ export const BEGIN_WRITE_TURN = `BEGIN ISOLATION LEVEL SERIALIZABLE; LOCK TABLE 
 
 /** Runs of a batch that lost to another writer, at most. */
 const MAX_ATTEMPTS = 25;
-
-/** First statements remembered (see the file comment); past this, forgotten and learned again. */
-const MAX_REMEMBERED = 2000;
-
-/**
- * How a job's first statement is remembered: a doubt, 1 after a job it began sent more than it, and
- * shrinking by this factor with each job of that one statement (0 when the first job seen was one).
- * A job is taken for one statement while the doubt is below MAX_DOUBT: after a job of two statements
- * (a PATCH answered 412) it takes six jobs of one in a row, so on a row that many clients race for,
- * where such answers come often, the writes wait in order instead of running again.
- */
-const DECAY = 0.875;
-const MAX_DOUBT = 0.5;
 
 /**
  * How a run of a batch orders its jobs: `pipelined` lets a job known as one statement be followed at
@@ -128,8 +116,8 @@ export class PostgresWriteBatches {
   private queue: Job[] = [];
   private scheduled = false;
   private running = false;
-  /** By a job's first statement: the doubt that a job beginning with it is that one statement (see DECAY). */
-  private readonly doubts = new Map<string, number>();
+  /** Which jobs are one statement, by their first statement (one-statement-jobs.ts). */
+  private readonly oneStatement = new OneStatementJobs();
   /** Told when a job is queued, while a batch waits for its turn. */
   private arrival: { readonly promise: Promise<void>; readonly resolve: () => void } | undefined;
 
@@ -242,20 +230,6 @@ export class PostgresWriteBatches {
     }
   }
 
-  /** true when the jobs that began with `sql` are taken for that one statement (see DECAY). */
-  private knownAsOneStatement(sql: string | undefined): boolean {
-    if (sql === undefined) return false;
-    const doubt = this.doubts.get(sql);
-    return doubt !== undefined && doubt < MAX_DOUBT;
-  }
-
-  /** A job that began with `sql` was that one statement, or sent more (see DECAY). */
-  private remember(sql: string, oneStatement: boolean): void {
-    const doubt = this.doubts.get(sql);
-    if (doubt === undefined && this.doubts.size >= MAX_REMEMBERED) this.doubts.clear();
-    this.doubts.set(sql, !oneStatement ? 1 : doubt === undefined ? 0 : doubt * DECAY);
-  }
-
   private async inTransaction(client: pg.PoolClient, batch: Job[], mode: Mode): Promise<Outcome[]> {
     const s = new PostgresSession(client);
     // Sent, not awaited: the first job's statements follow it on the connection, and fail (the
@@ -354,14 +328,14 @@ export class PostgresWriteBatches {
       );
       settled.push(outcome);
       if (mode === 'pipelined') await Promise.race([first, outcome]);
-      if (mode !== 'pipelined' || sent[i] !== 1 || !this.knownAsOneStatement(firsts[i])) await outcome;
+      if (mode !== 'pipelined' || sent[i] !== 1 || !this.oneStatement.known(firsts[i])) await outcome;
     }
     const outcomes = await Promise.all(settled);
     // Learned from the bodies that sent more than one statement, and from those of one that succeeded: one
     // whose statement failed (or that ran behind one that did, 25P02) says nothing of its kind.
     firsts.forEach((sql, i) => {
       const count = sent[i] ?? 0;
-      if (sql !== undefined && (count > 1 || outcomes[i]?.ok === true)) this.remember(sql, count === 1);
+      if (sql !== undefined && (count > 1 || outcomes[i]?.ok === true)) this.oneStatement.learn(sql, count === 1);
     });
     // In order, only a body that sends a statement after it settled (work it did not await) can come after
     // a later one's; running the batch again would not change that.
