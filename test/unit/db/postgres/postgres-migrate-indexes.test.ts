@@ -5,19 +5,15 @@
  * earlier version created under the same name with other columns (the key NULLS FIRST) is dropped and
  * created again.
  */
-import pg from 'pg';
-import { createEmptyDatabase, type EmptyDatabase } from '../../../helpers/postgres.js';
+import { PostgresEngine } from '../../../../src/db/postgres/postgres-engine.js';
 import { startTestService, type TestService } from '../../../helpers/test-service.js';
 
-let database: EmptyDatabase;
 let t: TestService;
 beforeAll(async () => {
-  database = await createEmptyDatabase('migrate_indexes');
-  t = await startTestService({ dbFile: database.url });
+  t = await startTestService({ engine: 'postgres' });
 });
 afterAll(async () => {
   await t.close();
-  await database.drop();
 });
 
 const definition = async (like: string): Promise<{ name: string; def: string }> => {
@@ -29,20 +25,18 @@ const definition = async (like: string): Promise<{ name: string; def: string }> 
 test("the default order's index has the key as plain ASC; the page order of one ECN's comments needs no sort", async () => {
   const { def } = await definition('engChangeNoticeComments_ix_companyId_engChangeNoticeId%');
   expect(def).toMatch(/\("_companyId" NULLS FIRST, "engChangeNoticeId" NULLS FIRST, "lineNo" NULLS FIRST, id\)$/);
-  const c = new pg.Client({ connectionString: database.url });
-  await c.connect();
-  try {
-    await c.query('SET enable_seqscan = off');
-    const plan = await c.query(
-      'EXPLAIN (COSTS OFF) SELECT "comment" FROM "engChangeNoticeComments" WHERE "_companyId" = $1 AND "engChangeNoticeId" = $2 ORDER BY "engChangeNoticeId" ASC NULLS FIRST, "lineNo" ASC NULLS FIRST, "id" ASC',
-      ['c', 'e'],
-    );
-    const lines = plan.rows.map((r: Record<string, unknown>) => String(r['QUERY PLAN']));
-    expect(lines[0]).toMatch(/^Index Scan using "engChangeNoticeComments_ix_companyId_engChangeNoticeId/);
-    expect(lines.join('\n')).not.toMatch(/Sort/);
-  } finally {
-    await c.end();
-  }
+  const engine = t.service.engine;
+  if (!(engine instanceof PostgresEngine)) throw new Error('not on PostgreSQL');
+  const lines = await engine.database.transaction(async (s) => {
+    await s.exec('SET LOCAL enable_seqscan = off');
+    const plan = await s.all({
+      sql: 'EXPLAIN (COSTS OFF) SELECT "comment" FROM "engChangeNoticeComments" WHERE "_companyId" = $1 AND "engChangeNoticeId" = $2 ORDER BY "engChangeNoticeId" ASC NULLS FIRST, "lineNo" ASC NULLS FIRST, "id" ASC',
+      params: ['c', 'e'],
+    });
+    return plan.map((r) => String(r['QUERY PLAN']));
+  });
+  expect(lines[0]).toMatch(/^Index Scan using "engChangeNoticeComments_ix_companyId_engChangeNoticeId/);
+  expect(lines.join('\n')).not.toMatch(/Sort/);
 });
 
 test('an index of the same name with other columns (an earlier version: the key NULLS FIRST) is created again', async () => {
