@@ -32,6 +32,7 @@ import { AccessCache } from './auth/access-cache.js';
 import { FailedAuthentications } from './auth/failed-authentications.js';
 import { parseLimitsOf } from './uri/limits.js';
 import { PathTemplates } from './uri/path-templates.js';
+import { QueryOptionsCache } from './uri/query-options-cache.js';
 
 /** A running service instance. */
 export interface Service {
@@ -109,6 +110,7 @@ export async function createService(options: ServiceOptions, rules: readonly Ent
     outboxSignal: new OutboxSignal(),
     parseLimits,
     paths: new PathTemplates(256, undefined, parseLimits),
+    queryOptions: new QueryOptionsCache(256, parseLimits),
   };
   try {
     const definitions = await syncEventDefinitions(context);

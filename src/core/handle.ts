@@ -7,7 +7,6 @@
 import { answerFollowsRow, conditionalGet } from './conditional-get.js';
 import { errorResponse } from './error-response.js';
 import { AuthenticationError, CompanyAccessDeniedError, MethodNotAllowedError, TooManyRequestsError } from '../errors/odata-error.js';
-import { parseQueryOptions } from '../uri/parse-options.js';
 import { refuseNul } from '../uri/nul-character.js';
 import { bindPath } from '../uri/bind-path.js';
 import type { Expr, QueryOptions } from '../uri/ast.js';
@@ -143,7 +142,7 @@ function route(svc: ServiceContext, req: ODataRequest, principal: Principal | un
   refuseNul(req.path, 'path');
   refuseNul(req.rawQuery, 'query');
   const path = svc.paths.parse(req.path);
-  const parsed = parseQueryOptions(req.rawQuery, svc.parseLimits);
+  const parsed = svc.queryOptions.parse(req.rawQuery);
   const bound = bindPath(svc.model, path);
   checkQueryOptions(parsed, bound, method);
   if (bound.kind === 'serviceDocument' || bound.kind === 'metadata') {

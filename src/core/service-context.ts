@@ -17,6 +17,7 @@ import type { FailedAuthentications } from '../auth/failed-authentications.js';
 import type { Engine } from '../db/engine.js';
 import type { RefusalLog } from '../errors/refusal-log.js';
 import type { PathTemplates } from '../uri/path-templates.js';
+import type { QueryOptionsCache } from '../uri/query-options-cache.js';
 
 /** Long-lived service state shared by all requests. */
 export interface ServiceContext {
@@ -55,4 +56,6 @@ export interface ServiceContext {
   readonly parseLimits: ParseLimits;
   /** Resource paths parsed once per shape under `parseLimits` (uri/path-templates.ts). */
   readonly paths: PathTemplates;
+  /** Query strings parsed once per string under `parseLimits` (uri/query-options-cache.ts). */
+  readonly queryOptions: QueryOptionsCache;
 }

@@ -1,0 +1,56 @@
+/**
+ * Parsed query options by query string: a client repeats its queries (a list page, a filtered view,
+ * Power Query refreshing), so a query string seen again is not parsed again. The parse is a function of
+ * the string and the parse limits alone, and a QueryOptions is never changed after parsing (every
+ * field is readonly; the core adds conditions by making new objects, core/handle.ts andFilter), so
+ * requests of the same query string share one parse. That also lets what is derived from the options
+ * alone be kept with the object (the plan cache's key, query/read-plans.ts optionsKey).
+ *
+ * A kept parse is frozen (all but its two Maps, aliases and custom options), so that code changing it
+ * throws instead of changing later requests. A query string is learned the second time it comes, as
+ * resource paths are (path-templates.ts): one that never repeats costs a lookup, not a copy. Long
+ * query strings are never kept, errors are never kept (a bad query string is parsed, and refused,
+ * every time), and the cache is cleared when full.
+ */
+import type { QueryOptions } from './ast.js';
+import { DEFAULT_PARSE_LIMITS, type ParseLimits } from './limits.js';
+import { parseQueryOptions } from './parse-options.js';
+
+/** A query string seen once so far. */
+const ONCE = 'once';
+
+/** Query strings longer than this are parsed every time (their parses are the large ones). */
+export const MAX_CACHED_QUERY_LENGTH = 2048;
+
+/** Parses query strings once per string (see the file comment). Bounded: cleared when full. */
+export class QueryOptionsCache {
+  private readonly entries = new Map<string, QueryOptions | typeof ONCE>();
+
+  constructor(
+    private readonly limit = 256,
+    private readonly limits: ParseLimits = DEFAULT_PARSE_LIMITS,
+  ) {}
+
+  /** The parse of `rawQuery`, the same as parseQueryOptions(rawQuery, limits) (which also throws its errors). */
+  parse(rawQuery: string): QueryOptions {
+    if (rawQuery.length > MAX_CACHED_QUERY_LENGTH) return parseQueryOptions(rawQuery, this.limits);
+    const entry = this.entries.get(rawQuery);
+    if (entry !== undefined && entry !== ONCE) return entry;
+    const parsed = parseQueryOptions(rawQuery, this.limits);
+    if (this.entries.size >= this.limit) this.entries.clear();
+    this.entries.set(rawQuery, entry === undefined ? ONCE : deepFreeze(parsed));
+    return parsed;
+  }
+}
+
+/** Freezes a shared parse, so that code changing one (a bug: it would change every request's) throws instead. */
+function deepFreeze<T>(value: T): T {
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
+  if (value instanceof Map) {
+    for (const v of value.values()) deepFreeze(v);
+    return value;
+  }
+  Object.freeze(value);
+  for (const v of Object.values(value)) deepFreeze(v);
+  return value;
+}
