@@ -17,7 +17,7 @@ const N = Number(process.env.IMPORT_N ?? 100_000);
 const BIN = path.join(REPO, 'dist', 'src', 'cli', 'main.js');
 const PEAK = path.join(REPO, 'bench', 'lib', 'peak-rss.cjs');
 // The flags of the ecn-odata command's #! line (tuned for the server's RSS); IMPORT_NODE_FLAGS overrides them.
-const FLAGS = (process.env.IMPORT_NODE_FLAGS ?? '--max-semi-space-size=6 --max-old-space-size=256').split(' ').filter(Boolean);
+const FLAGS = (process.env.IMPORT_NODE_FLAGS ?? '--max-semi-space-size=8 --max-old-space-size=256').split(' ').filter(Boolean);
 const log = (m) => console.error(`[import] ${m}`);
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ecn-bench-import-'));

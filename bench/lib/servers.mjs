@@ -123,12 +123,13 @@ export function oursToken(dbFile, company, user = 'BENCH') {
  * the young generation grows to 3 x 16 MiB and promoted garbage piles up to ~60 MiB before the first
  * full collection, for a live heap of ~20-40 MiB: peak RSS ~160 MiB. Smaller semi-spaces and an
  * old-space limit far above the live heap keep it near 105-115 MiB at about the same CPU per request
- * (measured; --optimize-for-size gave the same memory for 20-40 % more CPU). 6 MiB, not 4: on
- * PostgreSQL the rows of 16 requests in flight outlived a 4 MiB semi-space, so every scavenge copied
- * them and promoted them (GC a third of the busy time; $expand 480-530 -> 640-820 req/s, page of 100
- * 1,460 -> 1,880; 8 MiB gave the same, and a peak RSS of 121 MiB on the SQLite bench).
+ * (measured; --optimize-for-size gave the same memory for 20-40 % more CPU). 8 MiB, not 4 (V8 rounds
+ * the size up to a power of two: the 6 written here before was 8): on PostgreSQL the rows of 16
+ * requests in flight outlived a 4 MiB semi-space, so every scavenge copied them and promoted them (GC a
+ * third of the busy time; $expand 480-530 -> 640-820 req/s, page of 100 1,460 -> 1,880); the price is
+ * a peak RSS of 121-125 MiB on the SQLite bench against 112-117.
  */
-export const OURS_NODE_FLAGS = (process.env.BENCH_OURS_NODE_FLAGS ?? '--max-semi-space-size=6 --max-old-space-size=256').split(' ').filter(Boolean);
+export const OURS_NODE_FLAGS = (process.env.BENCH_OURS_NODE_FLAGS ?? '--max-semi-space-size=8 --max-old-space-size=256').split(' ').filter(Boolean);
 
 /** Starts our service on a free loopback port. */
 export async function startOurs(dbFile, logFile, { nodeFlags = [], env = {}, args = [], name = 'ours' } = {}) {

@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=6 --max-old-space-size=256
+#!/usr/bin/env -S node --max-semi-space-size=8 --max-old-space-size=256
 /**
  * The `ecn-odata` command. Usage errors print one line and exit 2; a bad model or database prints its
  * problems and exits 1, and so does `serve` when it cannot start (StartupError, bad options included);

@@ -32,7 +32,7 @@ afterAll(() => {
 });
 
 /** The node flags `npm start` and the ecn-odata command run the service with (package.json, the bin's #! line). */
-export const SERVICE_NODE_FLAGS = ['--max-semi-space-size=6', '--max-old-space-size=256'];
+export const SERVICE_NODE_FLAGS = ['--max-semi-space-size=8', '--max-old-space-size=256'];
 
 /**
  * Spawns `serve --seed demo` on a fresh database (or on `dbFile`); resolves once it prints its URL and
