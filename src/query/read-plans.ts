@@ -106,14 +106,16 @@ export function shapeKey(ctx: OperationContext, kind: string, type: EntityType, 
 }
 
 /**
- * The keys of query options already keyed. Options are never changed after parsing, and requests of
- * one query string share one parse (uri/query-options-cache.ts), so the text is made once per parse:
- * the JSON of a `$filter` with its spans, through the replacer, took about a tenth of a request's time.
+ * The keys of shared parses already keyed. Requests of one query string share one frozen parse
+ * (uri/query-options-cache.ts), so its text is made once: the JSON of a `$filter` with its spans,
+ * through the replacer, took about a tenth of a request's time. Options made for one request (the
+ * first parses of a query string, options the core narrowed for the caller) are keyed each time.
  */
 const optionKeys = new WeakMap<OperationContext['options'], string>();
 
 /** The query options as text; `{}` (never a JSON.stringify result) for none, the common case of a GET by key. */
 function optionsKey(options: OperationContext['options']): string {
+  if (!Object.isFrozen(options)) return optionsText(options);
   let key = optionKeys.get(options);
   if (key === undefined) optionKeys.set(options, (key = optionsText(options)));
   return key;

@@ -191,6 +191,32 @@ test('a user of one company reads its own rows through unscoped URLs and never t
   for (const id of idsOf.get(cronus) ?? []) expect(expanded.text).not.toContain(id);
 });
 
+test('one query string sent again and again by users of two companies: each gets its own company’s rows every time', async () => {
+  // From the third time on a query string shares one parse (uri/query-options-cache.ts) and the plans
+  // keyed by it; what the core adds for the caller must still be the caller's.
+  const auditor = await t.token('AUDITOR');
+  const path = "/engChangeNotices?$filter=status ne 'Closed' or status eq 'Closed'&$select=id,number&$orderby=number";
+  const answers: Record<string, string[][]> = { admin: [], auditor: [] };
+  for (let i = 0; i < 4; i++) {
+    for (const [who, token] of [['admin', undefined], ['auditor', auditor]] as const) {
+      const r = await t.call('GET', `${path}&company=${who === 'admin' ? 'CRONUS' : 'FABRIKAM'}`, token === undefined ? {} : { token });
+      expect(r.status).toBe(200);
+      answers[who]?.push(r.json.value.map((e: { id: string }) => e.id));
+    }
+  }
+  const own = { admin: idsOf.get(cronus) ?? new Set(), auditor: idsOf.get(t.companyIds[1] as string) ?? new Set() };
+  for (const who of ['admin', 'auditor'] as const) {
+    const first = answers[who]?.[0] ?? [];
+    expect(first.length).toBeGreaterThan(0);
+    for (const ids of answers[who] ?? []) {
+      expect(ids).toEqual(first);
+      for (const id of ids) expect(own[who].has(id)).toBe(true);
+    }
+  }
+  // The auditor, with a grant in FABRIKAM only, asking for CRONUS by the same query string: refused every time.
+  for (let i = 0; i < 3; i++) expect((await t.call('GET', `${path}&company=CRONUS`, { token: auditor })).status).toBe(401);
+});
+
 test('$expand and $filter into a type the caller may not read are 403', async () => {
   const planner = await t.token('PLANNER'); // TASK-WRITE only
   expect((await t.call('GET', '/engChangeOrderTasks?$top=1', { token: planner })).status).toBe(200);
