@@ -54,3 +54,12 @@ export function as<K extends Expr['kind']>(e: Expr, kind: K): Extract<Expr, { ki
   if (e.kind !== kind) throw new Error(`expected ${kind} but got ${e.kind}`);
   return e as Extract<Expr, { kind: K }>;
 }
+
+/** What a parse gives for `input`: `{ ok: result }`, or the error's class and message, so two parsers' outcomes compare with toEqual. */
+export function outcome(parse: (input: string) => unknown, input: string): unknown {
+  try {
+    return { ok: parse(input) };
+  } catch (e) {
+    return { error: (e as Error).constructor.name, message: (e as Error).message };
+  }
+}

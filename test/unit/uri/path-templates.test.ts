@@ -1,18 +1,10 @@
 import { parseResourcePath } from '../../../src/uri/parse-path.js';
 import { PathTemplates } from '../../../src/uri/path-templates.js';
+import { outcome } from './helpers.js';
 
 const A = '0b3e7c1a-5d2f-4a8e-9c61-20240601b001';
 const B = 'F1E2D3C4-B5A6-4978-8695-A4B3C2D1E0F9';
 const C = '9d8c7b6a-5e4f-4a3b-8c2d-1e0f9a8b7c6d';
-
-/** What parseResourcePath gives: the parse, or the error's class and message. */
-function outcome(parse: (p: string) => unknown, path: string): unknown {
-  try {
-    return { ok: parse(path) };
-  } catch (e) {
-    return { error: (e as Error).constructor.name, message: (e as Error).message };
-  }
-}
 
 const shapes = [
   (g: string, h: string) => `/companies(${g})/engChangeNotices(${h})`,

@@ -1,15 +1,7 @@
 import { parseQueryOptions } from '../../../src/uri/parse-options.js';
 import { MAX_CACHED_QUERY_LENGTH, QueryOptionsCache } from '../../../src/uri/query-options-cache.js';
 import { DEFAULT_PARSE_LIMITS } from '../../../src/uri/limits.js';
-
-/** The parse, or the error's class and message. */
-function outcome(parse: (q: string) => unknown, query: string): unknown {
-  try {
-    return { ok: parse(query) };
-  } catch (e) {
-    return { error: (e as Error).constructor.name, message: (e as Error).message };
-  }
-}
+import { outcome } from './helpers.js';
 
 const queries = [
   '',
