@@ -204,7 +204,10 @@ test('one query string sent again and again by users of two companies: each gets
       answers[who]?.push(r.json.value.map((e: { id: string }) => e.id));
     }
   }
-  const own = { admin: idsOf.get(cronus) ?? new Set(), auditor: idsOf.get(t.companyIds[1] as string) ?? new Set() };
+  // The ECNs of each company now (the matrix above wrote some since beforeAll).
+  const rows = (await t.query(`SELECT "id", "_companyId" AS c FROM "engChangeNotices"`)) as { id: string; c: string }[];
+  const of = (company: string): Set<string> => new Set(rows.filter((r) => r.c === company).map((r) => r.id));
+  const own = { admin: of(cronus), auditor: of(t.companyIds[1] as string) };
   for (const who of ['admin', 'auditor'] as const) {
     const first = answers[who]?.[0] ?? [];
     expect(first.length).toBeGreaterThan(0);
