@@ -16,6 +16,7 @@ import { randomBytes } from 'node:crypto';
 import type { ResourcePath } from './ast.js';
 import { checkUrlLength, DEFAULT_PARSE_LIMITS, type ParseLimits } from './limits.js';
 import { parseResourcePath } from './parse-path.js';
+import { SecondSightCache } from '../util/second-sight-cache.js';
 
 const GUID_RUN = /[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}/g;
 
@@ -28,12 +29,9 @@ type Entry = { readonly path: ResourcePath; readonly slots: number; readonly hol
 /** The objects and arrays of a parse that hold a placeholder, each with the keys (or indexes) under which one is held. */
 type Holders = ReadonlyMap<object, readonly string[]>;
 
-/** A template seen once so far. */
-const ONCE = 'once';
-
 /** Parses resource paths through templates (see the file comment). Bounded: cleared when full. */
 export class PathTemplates {
-  private readonly entries = new Map<string, Entry | typeof ONCE>();
+  private readonly entries: SecondSightCache<Entry>;
   /** What placeholders have in common, random per instance. */
   private readonly shape: PlaceholderShape;
   /** Placeholder i for a GUID starting with a digit ([0]) or a letter ([1]), made once. */
@@ -41,10 +39,11 @@ export class PathTemplates {
 
   /** `random(n)` gives n random bytes (tests pass fixed ones). */
   constructor(
-    private readonly limit = 256,
+    limit = 256,
     random: (n: number) => Buffer = randomBytes,
     private readonly limits: ParseLimits = DEFAULT_PARSE_LIMITS,
   ) {
+    this.entries = new SecondSightCache<Entry>(limit);
     const bytes = random(11);
     const hex = bytes.subarray(0, 10).toString('hex');
     const b = bytes[10] as number;
@@ -61,15 +60,10 @@ export class PathTemplates {
     checkUrlLength(rawPath, limits, 'path');
     const guids: string[] = [];
     const template = rawPath.replace(GUID_RUN, (g) => this.placeholder(guids.push(g) - 1, g.charCodeAt(0) > 0x39));
-    let entry = this.entries.get(template);
-    if (entry === undefined || entry === ONCE) {
-      // A template is learned the second time it comes: paths that never repeat (other keys than
-      // GUIDs, say line numbers) cost a lookup, not a second parse.
-      if (this.entries.size >= this.limit) this.entries.clear();
-      entry = entry === undefined ? ONCE : this.learn(template, guids.length);
-      this.entries.set(template, entry);
-    }
-    if (entry === ONCE || entry === null) return parseResourcePath(rawPath, limits);
+    // A template is learned the second time it comes: paths that never repeat (other keys than
+    // GUIDs, say line numbers) cost a lookup, not a second parse.
+    const entry = this.entries.get(template, () => this.learn(template, guids.length));
+    if (entry === undefined || entry === null) return parseResourcePath(rawPath, limits);
     if (entry.slots === 0) return entry.path;
     return fill(entry.path, entry.holders, guids) as ResourcePath;
   }

@@ -7,39 +7,34 @@
  * alone be kept with the object (the plan cache's key, query/read-plans.ts optionsKey).
  *
  * A kept parse is frozen (all but its two Maps, aliases and custom options), so that code changing it
- * throws instead of changing later requests. A query string is learned the second time it comes, as
- * resource paths are (path-templates.ts): one that never repeats costs a lookup, not a copy. Long
- * query strings are never kept, errors are never kept (a bad query string is parsed, and refused,
- * every time), and the cache is cleared when full.
+ * throws instead of changing later requests. A query string is learned the second time it comes
+ * (util/second-sight-cache.ts, as resource paths are): one that never repeats costs a lookup, not a
+ * copy. Long query strings are never kept, errors are never kept (a bad query string is parsed, and
+ * refused, every time), and the cache is cleared when full.
  */
 import type { QueryOptions } from './ast.js';
 import { DEFAULT_PARSE_LIMITS, type ParseLimits } from './limits.js';
 import { parseQueryOptions } from './parse-options.js';
-
-/** A query string seen once so far. */
-const ONCE = 'once';
+import { SecondSightCache } from '../util/second-sight-cache.js';
 
 /** Query strings longer than this are parsed every time (their parses are the large ones). */
 export const MAX_CACHED_QUERY_LENGTH = 2048;
 
 /** Parses query strings once per string (see the file comment). Bounded: cleared when full. */
 export class QueryOptionsCache {
-  private readonly entries = new Map<string, QueryOptions | typeof ONCE>();
+  private readonly entries: SecondSightCache<QueryOptions>;
 
   constructor(
-    private readonly limit = 256,
+    limit = 256,
     private readonly limits: ParseLimits = DEFAULT_PARSE_LIMITS,
-  ) {}
+  ) {
+    this.entries = new SecondSightCache<QueryOptions>(limit);
+  }
 
   /** The parse of `rawQuery`, the same as parseQueryOptions(rawQuery, limits) (which also throws its errors). */
   parse(rawQuery: string): QueryOptions {
-    if (rawQuery.length > MAX_CACHED_QUERY_LENGTH) return parseQueryOptions(rawQuery, this.limits);
-    const entry = this.entries.get(rawQuery);
-    if (entry !== undefined && entry !== ONCE) return entry;
-    const parsed = parseQueryOptions(rawQuery, this.limits);
-    if (this.entries.size >= this.limit) this.entries.clear();
-    this.entries.set(rawQuery, entry === undefined ? ONCE : deepFreeze(parsed));
-    return parsed;
+    const kept = rawQuery.length > MAX_CACHED_QUERY_LENGTH ? undefined : this.entries.get(rawQuery, () => deepFreeze(parseQueryOptions(rawQuery, this.limits)));
+    return kept ?? parseQueryOptions(rawQuery, this.limits);
   }
 }
 
