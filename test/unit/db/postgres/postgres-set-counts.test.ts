@@ -45,6 +45,18 @@ async function counts(set: string, table: string): Promise<[number, number, numb
 /** The kept rows of the company's set. */
 const keptRows = async (table: string): Promise<number> =>
   Number((await t.query(`SELECT count(*) AS "n" FROM "${SET_COUNTS_TABLE}" WHERE "table" = $1 AND "companyId" = $2`, [table, t.companyIds[0]]))[0]?.['n']);
+/**
+ * Folds a set's rows into one: a fold finding the engine's own one (a second after a write) at work
+ * does nothing, so this one tries again until the rows are one, or gives up and lets the test see them.
+ */
+async function foldedRows(table: string): Promise<number> {
+  for (let attempt = 0; ; attempt++) {
+    await compactSetCounts(engine.database);
+    const n = await keptRows(table);
+    if (n <= 1 || attempt === 20) return n;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
 const ecnIds = async (): Promise<string[]> => ((await get('engChangeNotices?$select=id&$top=1000')).value as Json[]).map((e) => String(e['id']));
 
 test('a whole set is counted from the kept rows, a filtered set from its own rows', async () => {
@@ -58,7 +70,9 @@ test('a whole set is counted from the kept rows, a filtered set from its own row
   const [n] = await t.query(`SELECT count(*) AS "n" FROM "engChangeNotices" WHERE "status" = 'New' AND "_companyId" = $1`, [t.companyIds[0]]);
   expect(filtered['@odata.count']).toBe(Number(n?.['n']));
   expect(await setCountsOff(t.service.engine.db, t.service.model)).toEqual([expect.stringMatching(/^engChangeNotices\/.*: kept \d+ != rows \d+$/)]);
-  await t.query(`DELETE FROM "${SET_COUNTS_TABLE}" WHERE "table" = 'engChangeNotices' AND "n" = 5`);
+  // Taken back with a row of -5: the engine's background fold may have merged the +5 into the set's
+  // row by now (it runs a second after a write), so deleting the row of 5 would find none.
+  await t.query(`INSERT INTO "${SET_COUNTS_TABLE}" ("table", "companyId", "n") VALUES ('engChangeNotices', $1, -5)`, [t.companyIds[0]]);
   expect(await setCountsOff(t.service.engine.db, t.service.model)).toEqual([]);
 });
 
@@ -114,8 +128,7 @@ test('POSTs, DELETEs, a rolled-back change set, a cascade, a move and another co
 
 test('folding the rows keeps the counts, while writes race it; a fold waits out a migration', async () => {
   const ecns = await ecnIds();
-  await compactSetCounts(engine.database);
-  expect(await keptRows('engChangeNoticeComments')).toBe(1);
+  expect(await foldedRows('engChangeNoticeComments')).toBe(1);
   let writing = true;
   let folds = 0;
   const folding = (async () => {
@@ -132,24 +145,27 @@ test('folding the rows keeps the counts, while writes race it; a fold waits out 
   expect(posts.map((p) => p.status)).toEqual(posts.map(() => 201));
   expect(folds).toBeGreaterThan(0);
   expect(await setCountsOff(t.service.engine.db, t.service.model)).toEqual([]);
-  await compactSetCounts(engine.database);
-  expect(await keptRows('engChangeNoticeComments')).toBe(1);
+  expect(await foldedRows('engChangeNoticeComments')).toBe(1);
 
   // While a migration holds its lock, a fold does nothing (it would keep a sum beside a new count).
-  await t.call('POST', `${base}/engChangeNoticeComments`, { body: { engChangeNoticeId: ecns[0], comment: 'one more' } });
+  // The write comes while the lock is held, so the engine's own fold (a second after a write) finds
+  // the lock too, however slow the machine; once it is let go, a fold (ours, or the engine's if its
+  // second ran out just then) makes the two rows one.
   const client = new pg.Client({ connectionString: database.url });
   await client.connect();
   try {
     await client.query('BEGIN');
     await client.query('SELECT pg_advisory_xact_lock($1::bigint)', [MIGRATION_LOCK.toString()]);
+    const r = await t.call('POST', `${base}/engChangeNoticeComments`, { body: { engChangeNoticeId: ecns[0], comment: 'one more' } });
+    expect(r.status).toBe(201);
     expect(await compactSetCounts(engine.database)).toBe(0);
     expect(await keptRows('engChangeNoticeComments')).toBe(2);
     await client.query('ROLLBACK');
   } finally {
     await client.end();
   }
-  expect(await compactSetCounts(engine.database)).toBe(2);
-  expect(await keptRows('engChangeNoticeComments')).toBe(1);
+  expect(await foldedRows('engChangeNoticeComments')).toBe(1);
+  expect(await setCountsOff(t.service.engine.db, t.service.model)).toEqual([]);
 });
 
 test('rows written with the triggers off are found, and the migration counts them again; TRUNCATE empties a set', async () => {
