@@ -66,9 +66,12 @@ export interface Engine {
   /** Statements outside a caller's transaction, each on its own (start-up, lookups, the command line, background work). */
   readonly db: Statements;
   /**
-   * Runs `body` in one transaction and commits it; a throw rolls back everything it did. Called again
-   * inside `body`, it is a savepoint of the same transaction, and so are the statements of `db` issued
-   * there. On SQLite the transactions that become ready in one event-loop turn share a COMMIT
+   * Runs `body` in one transaction and commits it; a throw rolls back everything it did. `body` works
+   * through `tx`, and nests a transaction with `tx.savepoint`: a call of `transaction`, or a statement
+   * of `db`, from inside a body joins it on SQLite (one connection) but not on PostgreSQL, where it
+   * would be a transaction of its own waiting for the batch its caller holds
+   * (db/postgres/postgres-engine.ts); inside outerTransaction it joins on both, as a savepoint.
+   * On SQLite the transactions that become ready in one event-loop turn share a COMMIT
    * (db/group-commit.ts); on PostgreSQL those of one instance form batches that take turns with the
    * other instances' (db/postgres/postgres-write-batches.ts).
    */

@@ -1,14 +1,21 @@
 /**
  * PostgreSQL (15 or newer) as an engine (db/engine.ts): a node-postgres pool whose statements answer
  * with promises, in the stored forms SQLite gives (postgres-types.ts, postgres-ddl.ts), so the same
- * core code, rules and tests serve both. A transaction holds one pooled connection; its async context
- * (AsyncLocalStorage) carries it, so a transaction opened inside it is a savepoint of it and the
- * statements of `db` and the reads issued there run on its connection (an import's batches join the
- * seed's transaction; a write answers with what it wrote). Transactions are batched per instance and
- * take turns across instances under a table lock, in SERIALIZABLE transactions that run again when
- * another writer changed the ground under them (postgres-write-batches.ts).
+ * core code, rules and tests serve both. Transactions are batched per instance and take turns across
+ * instances under a table lock, in SERIALIZABLE transactions that run again when another writer
+ * changed the ground under them (postgres-write-batches.ts).
+ *
+ * A transaction's body works through the `tx` it is given (a nested one through `tx.savepoint`), as
+ * the write path does (hooks/write-session.ts). No async context says which transaction a statement
+ * belongs to: AsyncLocalStorage's promise hooks cost every promise of the process, reads included,
+ * once its first transaction ran (A/B with the bench's data and 16 clients: the change set's node CPU
+ * 787-847 -> 517-577 µs a request and 929-1,080 -> 1,257-1,396 req/s, a comment POST 320-328 -> 248-302
+ * µs, a GET by key 125-129 -> 113-124 µs). So `engine.transaction` or a statement of `db` called from
+ * inside a body is not part of it, unlike on SQLite, where one connection makes it so: a transaction
+ * would wait for the batch its caller holds. The one exception is a command's outer transaction
+ * (outerTransaction: seed, import --atomic, the only users of their process): while it is open,
+ * every transaction is a savepoint of it, and `db` and the reads run on its connection.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Engine, EngineLimits, Statements, Transaction } from '../engine.js';
 import type { CompiledQuery } from '../../sql/compile.js';
 import type { EdmModel } from '../../edm/model.js';
@@ -26,7 +33,7 @@ import { schemaStamp, storedStamp, writeStamp } from './postgres-schema-stamp.js
 import { compactSetCounts } from './postgres-set-counts.js';
 import { partsInOrder, type TransactionPart } from '../transaction-parts.js';
 
-/** The transaction an async context is in. */
+/** An open transaction on its connection. */
 interface OpenTransaction {
   readonly session: PostgresSession;
   /** Savepoints open now (their names are by depth). */
@@ -56,7 +63,8 @@ export class PostgresEngine implements Engine {
   readonly location: string;
   readonly reads: PostgresReads;
   readonly db: AsyncStatements;
-  private readonly context = new AsyncLocalStorage<OpenTransaction>();
+  /** The outer transaction a command holds open, which everything joins (see the file comment). */
+  private held: OpenTransaction | undefined;
   private readonly writes: PostgresWriteBatches;
   private epoch = 0;
   private epochPeriod = 0;
@@ -71,51 +79,54 @@ export class PostgresEngine implements Engine {
   ) {
     this.location = redactUrl(url);
     this.writes = new PostgresWriteBatches(database, limits.requestTimeoutMs);
-    this.reads = new PostgresReads(database, () => this.context.getStore()?.session);
-    const on = (): AsyncStatements => this.context.getStore()?.session ?? database;
+    this.reads = new PostgresReads(database, () => this.held?.session);
+    const on = (): AsyncStatements => this.held?.session ?? database;
     this.db = {
       get: (q: CompiledQuery) => on().get(q),
       all: (q: CompiledQuery) => on().all(q),
       run: async (q: CompiledQuery) => {
         const n = await on().run(q);
-        if (this.context.getStore() === undefined) this.epoch++;
+        if (this.held === undefined) this.epoch++;
         return n;
       },
       runReturning: async (q: CompiledQuery) => {
         const row = await on().runReturning(q);
-        if (this.context.getStore() === undefined) this.epoch++;
+        if (this.held === undefined) this.epoch++;
         return row;
       },
     };
   }
 
+  /** A job of the write batches; inside a command's outer transaction, a savepoint of it. */
   transaction<T>(body: (tx: Transaction) => Promise<T>): Promise<T> {
-    const open = this.context.getStore();
-    if (open !== undefined) return savepoint(open, () => body(statementsOf(open)));
-    return this.newTransaction(body);
+    const held = this.held;
+    if (held !== undefined) return savepoint(held, () => body(statementsOf(held)));
+    return this.written(this.writes.run(opened(body)));
   }
 
-  /** The transactions `body` asks for are savepoints of it (its async context carries it). */
+  /**
+   * One job of the write batches held open across the body's awaits; meanwhile every transaction of
+   * the engine is a savepoint of it, and `db` and the reads run on its connection (see the file comment).
+   */
   outerTransaction<T>(body: () => Promise<T>): Promise<T> {
-    return this.transaction(() => body());
+    if (this.held !== undefined) return this.transaction(() => body());
+    return this.written(
+      this.writes.run(async (session) => {
+        // Set for each run: the write batches may run the job again (a batch that lost to another writer).
+        this.held = { session, depth: 0 };
+        try {
+          return await body();
+        } finally {
+          this.held = undefined;
+        }
+      }),
+    );
   }
 
-  /** Inside an open transaction, the parts one after the other in a savepoint of it; else one job of the write batches. */
+  /** One job of the write batches; inside a command's outer transaction, the parts one after the other in a savepoint of it. */
   transactionInParts<T>(parts: readonly TransactionPart<T>[]): Promise<T[]> {
-    if (this.context.getStore() !== undefined) return this.transaction(partsInOrder(parts));
-    return this.written(this.writes.runInParts(parts.map((part) => this.inContext(part))));
-  }
-
-  private newTransaction<T>(body: (tx: Transaction) => Promise<T>): Promise<T> {
-    return this.written(this.writes.run(this.inContext(body)));
-  }
-
-  /** `body` on a batch's session, in an async context that carries it (see the file comment). */
-  private inContext<T>(body: (tx: Transaction) => Promise<T>): (session: PostgresSession) => Promise<T> {
-    return (session) => {
-      const open: OpenTransaction = { session, depth: 0 };
-      return this.context.run(open, () => body(statementsOf(open)));
-    };
+    if (this.held !== undefined) return this.transaction(partsInOrder(parts));
+    return this.written(this.writes.runInParts(parts.map(opened)));
   }
 
   /** The value of a committed write transaction; the cache epoch moves and the set counts are folded soon. */
@@ -218,6 +229,11 @@ export class PostgresEngine implements Engine {
     await this.compacting;
     await this.database.close();
   }
+}
+
+/** `body` on a batch's session: a transaction of its own, whose savepoints nest. */
+function opened<T>(body: (tx: Transaction) => Promise<T>): (session: PostgresSession) => Promise<T> {
+  return (session) => body(statementsOf({ session, depth: 0 }));
 }
 
 /** The statements of an open transaction, nesting savepoints. */

@@ -4,8 +4,8 @@
  * statement_timeout, limits.requestTimeoutMs: a cancelled statement is the same 503 a SQLite read
  * thread gives, postgres-errors.ts). A read of one statement runs on any pooled connection; a read of
  * several statements runs in one REPEATABLE READ READ ONLY transaction, so they see one snapshot, and
- * so do the reads of runTogether until one of them fails (see there). Inside a transaction's async
- * context (a write answering with what it wrote) the reads run in that transaction. Rows are fetched
+ * so do the reads of runTogether until one of them fails (see there). Inside a command's outer
+ * transaction (Engine.outerTransaction) the reads run in it. Rows are fetched
  * whole (a page statement carries its LIMIT) and then cut at the page size and budget by the same code
  * as SQLite's (read-steps.ts).
  */
@@ -96,7 +96,7 @@ async function withSavepoints(on: PostgresSession, reads: readonly ReadRequest[]
 export class PostgresReads implements ReadRunner {
   /**
    * @param db the pool
-   * @param current the session of the transaction whose async context the caller is in, if any
+   * @param current the session of the command's outer transaction, if one is open (Engine.outerTransaction)
    */
   constructor(
     private readonly db: PostgresDatabase,

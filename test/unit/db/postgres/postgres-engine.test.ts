@@ -1,7 +1,7 @@
 /**
- * The PostgreSQL engine's contract (db/engine.ts) on a real server: a transaction inside a
- * transaction's async context is a savepoint of it, and `db` statements and reads issued there join
- * it; write transactions take turns (batched per instance) and run again when a writer that does not
+ * The PostgreSQL engine's contract (db/engine.ts) on a real server: a transaction's body nests
+ * savepoints through its `tx`, and `db` statements issued in it are not part of it; inside a command's
+ * outer transaction, transactions are savepoints of it and `db` statements and reads join it; write transactions take turns (batched per instance) and run again when a writer that does not
  * take turns changed what they read; lock waits and cancelled
  * statements map to the OData errors SQLite's give; the cache epoch moves with local writes.
  */
@@ -36,37 +36,53 @@ beforeEach(async () => {
   await engine.db.run(q('DELETE FROM "x"'));
 });
 
-test('db statements inside a transaction run in it: rolled back with it, and seen by it before its commit', async () => {
-  await expect(
-    engine.transaction(async (tx) => {
-      await engine.db.run(q('INSERT INTO "x" ("id") VALUES ($1)', [1]));
-      expect(await tx.get(q('SELECT count(*) AS "n" FROM "x"'))).toEqual({ n: 1 });
-      throw new Error('undo');
-    }),
-  ).rejects.toThrow('undo');
-  expect(await count()).toBe(0);
-});
+/** The ids in "x" as a read of a request sees them ("1,3"). */
+const readIds = async (): Promise<unknown> => {
+  const [result] = await engine.reads.run({ steps: [{ kind: 'row', query: q(`SELECT coalesce(string_agg("id"::text, ',' ORDER BY "id"), '') AS "ids" FROM "x"`) }], cancellable: () => [], cost: undefined as never });
+  return result?.kind === 'row' ? result.row?.['ids'] : result;
+};
 
-test('a transaction inside a transaction is a savepoint: its throw undoes only its own work', async () => {
+test('a body nests with tx.savepoint: its throw undoes only its own work; db statements and reads in a body are not part of it', async () => {
   await engine.transaction(async (tx) => {
     await tx.run(q('INSERT INTO "x" ("id") VALUES ($1)', [1]));
     await expect(
-      engine.transaction(async (inner) => {
-        await inner.run(q('INSERT INTO "x" ("id") VALUES ($1)', [2]));
+      tx.savepoint(async () => {
+        await tx.run(q('INSERT INTO "x" ("id") VALUES ($1)', [2]));
         throw new Error('inner');
       }),
     ).rejects.toThrow('inner');
-    await engine.transaction(async (inner) => inner.run(q('INSERT INTO "x" ("id") VALUES ($1)', [3])));
+    await tx.savepoint(async () => tx.run(q('INSERT INTO "x" ("id") VALUES ($1)', [3])));
+    // Another connection's: the body's rows are not committed yet.
+    expect(await count()).toBe(0);
+    expect(await readIds()).toBe('');
   });
   expect((await engine.db.all(q('SELECT "id" FROM "x" ORDER BY "id"'))).map((r) => r['id'])).toEqual([1, 3]);
 });
 
-test('reads issued in a transaction see its uncommitted rows', async () => {
-  await engine.transaction(async (tx) => {
-    await tx.run(q('INSERT INTO "x" ("id") VALUES ($1)', [7]));
-    const results = await engine.reads.run({ steps: [{ kind: 'row', query: q('SELECT "id" FROM "x"') }], cancellable: () => [], cost: undefined as never });
-    expect(results).toEqual([{ kind: 'row', row: { id: 7 } }]);
-  });
+test('inside an outer transaction, transactions are savepoints of it, and db statements and reads run in it; its throw undoes them all', async () => {
+  await expect(
+    engine.outerTransaction(async () => {
+      await engine.db.run(q('INSERT INTO "x" ("id") VALUES ($1)', [1]));
+      await expect(
+        engine.transaction(async (inner) => {
+          await inner.run(q('INSERT INTO "x" ("id") VALUES ($1)', [2]));
+          throw new Error('inner');
+        }),
+      ).rejects.toThrow('inner');
+      await engine.transaction(async (inner) => {
+        expect(await inner.get(q('SELECT count(*) AS "n" FROM "x"'))).toEqual({ n: 1 });
+        await inner.run(q('INSERT INTO "x" ("id") VALUES ($1)', [3]));
+      });
+      expect(await readIds()).toBe('1,3');
+      expect(await count()).toBe(2);
+      throw new Error('undo');
+    }),
+  ).rejects.toThrow('undo');
+  expect(await count()).toBe(0);
+  // It ended: the next transaction is a job of its own again, and commits.
+  await engine.outerTransaction(async () => engine.db.run(q('INSERT INTO "x" ("id") VALUES ($1)', [4])));
+  await engine.transaction(async (tx) => tx.run(q('INSERT INTO "x" ("id") VALUES ($1)', [5])));
+  expect(await readIds()).toBe('4,5');
 });
 
 test('read-then-write transactions of two instances take turns: none runs again, and no increment is lost', async () => {
@@ -416,9 +432,9 @@ test('a part taken for one statement that sends a second one after the next part
   expect(second).toBe((n0 * 2 + 1) * 2 + 2);
 });
 
-test('a transaction in parts inside an open transaction is a savepoint of it', async () => {
-  await engine.transaction(async (tx) => {
-    await tx.run(q('INSERT INTO "x" ("id") VALUES ($1)', [130]));
+test('a transaction in parts inside an outer transaction is a savepoint of it', async () => {
+  await engine.outerTransaction(async () => {
+    await engine.db.run(q('INSERT INTO "x" ("id") VALUES ($1)', [130]));
     const failed = await engine
       .transactionInParts([async (inner) => inner.run(q('INSERT INTO "x" ("id") VALUES ($1)', [131])), async (inner) => inner.run(q('INSERT INTO "x" ("id") VALUES ($1)', [130]))])
       .catch((e: unknown) => e);
