@@ -4,16 +4,13 @@
  * context, so this is the engine's outer-transaction mode), a batch replayed row by row nests its
  * savepoints in them, and the first refused row of an atomic import undoes every batch before it.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { readDataFile } from '../../../src/data/data-file.js';
 import { ImportRefusedError, importRows, inOuterTransaction } from '../../../src/data/import-rows.js';
 import type { EntityType } from '../../../src/edm/model.js';
 import { startTestService, type TestService } from '../../helpers/test-service.js';
+import { dataFiles, HEADER, principal } from './import-files.js';
 
-const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'import-rows-pg-'));
-afterAll(() => fs.rmSync(workDir, { recursive: true, force: true }));
+const { csv } = dataFiles('import-rows-pg-');
 
 let t: TestService;
 let ecnType: EntityType;
@@ -24,15 +21,6 @@ beforeAll(async () => {
   cronus = t.companyIds[0] as string;
 });
 afterAll(() => t.close());
-
-const HEADER = 'status,changeReasonCode,drawingNumber,sourceType,sourceStatus,sourceSequence';
-const principal = { userId: 'IMPORTER', companies: new Set<string>(), grants: new Map() };
-
-function csv(name: string, lines: readonly string[]): string {
-  const file = path.join(workDir, name);
-  fs.writeFileSync(file, `${lines.join('\n')}\n`);
-  return file;
-}
 
 /** The drawing numbers of the company's ECNs that start with `prefix`, in order. */
 async function drawings(prefix: string): Promise<string[]> {

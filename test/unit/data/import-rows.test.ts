@@ -4,15 +4,14 @@
  * transaction) rolls back everything; batches that hold a refused row are replayed row by row.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { readDataFile } from '../../../src/data/data-file.js';
 import { ImportRefusedError, importRows, inOuterTransaction } from '../../../src/data/import-rows.js';
 import type { EntityType } from '../../../src/edm/model.js';
 import { startTestService, type TestService } from '../../helpers/test-service.js';
+import { dataFiles, HEADER, principal } from './import-files.js';
 
-const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'import-rows-'));
-afterAll(() => fs.rmSync(workDir, { recursive: true, force: true }));
+const { dir: workDir, csv } = dataFiles('import-rows-');
 
 let t: TestService;
 let ecnType: EntityType;
@@ -23,15 +22,6 @@ beforeEach(async () => {
   cronus = t.companyIds[0] as string;
 });
 afterEach(() => t.close());
-
-const HEADER = 'status,changeReasonCode,drawingNumber,sourceType,sourceStatus,sourceSequence';
-const principal = { userId: 'IMPORTER', companies: new Set<string>(), grants: new Map() };
-
-function csv(name: string, lines: readonly string[]): string {
-  const file = path.join(workDir, name);
-  fs.writeFileSync(file, `${lines.join('\n')}\n`);
-  return file;
-}
 
 function ecnCount(): number {
   return Number((t.service.db.raw.prepare('SELECT count(*) AS n FROM "engChangeNotices" WHERE "_companyId" = ?').get(cronus) as { n: number }).n);
