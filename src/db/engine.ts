@@ -63,14 +63,15 @@ export interface Engine {
   readonly location: string;
   /** The SQL the query layer builds for this engine (sql/dialect.ts). */
   readonly dialect: Dialect;
-  /** Statements outside a caller's transaction, each on its own (start-up, lookups, the command line, background work). */
+  /** Statements each on its own (start-up, lookups, the command line, background work); inside outerTransaction, statements of it. */
   readonly db: Statements;
   /**
    * Runs `body` in one transaction and commits it; a throw rolls back everything it did. `body` works
    * through `tx`, and nests a transaction with `tx.savepoint`: a call of `transaction`, or a statement
    * of `db`, from inside a body joins it on SQLite (one connection) but not on PostgreSQL, where it
    * would be a transaction of its own waiting for the batch its caller holds
-   * (db/postgres/postgres-engine.ts); inside outerTransaction it joins on both, as a savepoint.
+   * (db/postgres/postgres-engine.ts); inside outerTransaction both join it on both engines (a
+   * transaction as a savepoint of it).
    * On SQLite the transactions that become ready in one event-loop turn share a COMMIT
    * (db/group-commit.ts); on PostgreSQL those of one instance form batches that take turns with the
    * other instances' (db/postgres/postgres-write-batches.ts).

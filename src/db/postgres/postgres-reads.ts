@@ -116,7 +116,7 @@ export class PostgresReads implements ReadRunner {
    * failed statement ends the transaction). After a failed read, which keeps its error, the reads
    * that follow it run in a new transaction, so they see a later snapshot than those before it;
    * nothing runs twice (a read that failed because the server is overloaded, or past the time limit,
-   * is not followed by the same work again). Inside a write transaction, a savepoint each.
+   * is not followed by the same work again). Inside a command's outer transaction, a savepoint each.
    */
   async runTogether(reads: readonly ReadRequest[]): Promise<ReadOutcome[]> {
     const tx = this.current();
