@@ -7,6 +7,7 @@ import { encodeODataName } from './encode-name.js';
 import { DEFAULT_LIMITS } from './service-limits.js';
 import type { EntityFile, EnumFile, EventFile, MetadataDocument, MetadataFiles, NavigationFile, PropertyFile } from './metadata-format.js';
 import { eventKey } from './model.js';
+import { deepFreeze } from '../util/deep-freeze.js';
 import type {
   BoundAction, BusinessEvent, DefaultValue, EdmModel, EntityType, EnumMember, EnumType, NavigationProperty, PrimitiveTypeName, Property, PropertyStorage, PropertyType,
 } from './model.js';
@@ -162,18 +163,6 @@ function buildEvent(document: MetadataDocument<EventFile>, typeByName: ReadonlyM
     payload: doc.payload.map((field) => ({ name: field.name, type: field.type })),
     source: document.source,
   };
-}
-
-/** Freezes an object graph (cycles allowed); Maps are typed ReadonlyMap, which is their protection. */
-function deepFreeze(value: unknown, seen = new Set<unknown>()): void {
-  if (typeof value !== 'object' || value === null || seen.has(value)) return;
-  seen.add(value);
-  if (value instanceof Map) {
-    for (const entry of value.values()) deepFreeze(entry, seen);
-  } else {
-    for (const entry of Object.values(value)) deepFreeze(entry, seen);
-  }
-  Object.freeze(value);
 }
 
 /** Builds the frozen runtime model of checked metadata files. */

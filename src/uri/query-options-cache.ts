@@ -6,16 +6,17 @@
  * requests of the same query string share one parse. That also lets what is derived from the options
  * alone be kept with the object (the plan cache's key, query/read-plans.ts optionsKey).
  *
- * A kept parse is frozen (all but its two Maps, aliases and custom options), so that code changing it
- * throws instead of changing later requests. A query string is learned the second time it comes
- * (util/second-sight-cache.ts, as resource paths are): one that never repeats costs a lookup, not a
- * copy. Long query strings are never kept, errors are never kept (a bad query string is parsed, and
+ * A kept parse is frozen (util/deep-freeze.ts; its two Maps, aliases and custom options, are held
+ * as ReadonlyMaps), so that code changing it throws instead of changing later requests. A query
+ * string is learned the second time it comes (util/second-sight-cache.ts, as resource paths are): one
+ * that never repeats costs a lookup, not a copy. Long query strings are never kept, errors are never kept (a bad query string is parsed, and
  * refused, every time), and the cache is cleared when full.
  */
 import type { QueryOptions } from './ast.js';
 import { DEFAULT_PARSE_LIMITS, type ParseLimits } from './limits.js';
 import { parseQueryOptions } from './parse-options.js';
 import { SecondSightCache } from '../util/second-sight-cache.js';
+import { deepFreeze } from '../util/deep-freeze.js';
 
 /** Query strings longer than this are parsed every time (their parses are the large ones). */
 export const MAX_CACHED_QUERY_LENGTH = 2048;
@@ -36,16 +37,4 @@ export class QueryOptionsCache {
     const kept = rawQuery.length > MAX_CACHED_QUERY_LENGTH ? undefined : this.entries.get(rawQuery, () => deepFreeze(parseQueryOptions(rawQuery, this.limits)));
     return kept ?? parseQueryOptions(rawQuery, this.limits);
   }
-}
-
-/** Freezes a shared parse, so that code changing one (a bug: it would change every request's) throws instead. */
-function deepFreeze<T>(value: T): T {
-  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
-  if (value instanceof Map) {
-    for (const v of value.values()) deepFreeze(v);
-    return value;
-  }
-  Object.freeze(value);
-  for (const v of Object.values(value)) deepFreeze(v);
-  return value;
 }
