@@ -38,6 +38,11 @@ export class Cors {
     this.origins = new Set(origins);
   }
 
+  /** true when `handle` would neither answer the request nor add anything to its response: a GET or HEAD with no origin allowed. */
+  inert(req: IncomingMessage): boolean {
+    return this.origins.size === 0 && (req.method === 'GET' || req.method === 'HEAD');
+  }
+
   /**
    * Applies the policy to a request: answers a preflight or refuses a cross-site write with Basic
    * credentials (returns true: nothing else to do), or adds the headers of an allowed cross-origin
