@@ -6,6 +6,7 @@
  * values and the next page starts strictly after it. The instances of a `concat` have no common
  * identity: their next link carries the offset of the next row instead.
  */
+import { isoNow } from '../util/iso-now.js';
 import type { EntityType } from '../edm/model.js';
 import type { JsonFormat } from '../core/format.js';
 import type { OperationContext } from '../core/operation-context.js';
@@ -82,7 +83,7 @@ export function planAggregatedRequest(ctx: OperationContext, kind: 'collection' 
   const { size, preferenceApplied } = pageSizeOf(ctx);
   const top = options.top;
   const final = top !== undefined && top <= size;
-  const values: SqlValue[] = [new Date().toISOString(), companyId ?? null, ...conditions.map((c) => c.value)];
+  const values: SqlValue[] = [isoNow(), companyId ?? null, ...conditions.map((c) => c.value)];
   const build = (v: readonly SqlValue[]): PlannedShape<CachedAggregation> => {
     const aggregation = planAggregation({ model: ctx.svc.model, type, options, ctx: exprContext(ctx.svc.engine.dialect, v[0] as string) });
     const company = companyId === undefined ? undefined : (v[1] as string);

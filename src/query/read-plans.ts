@@ -3,6 +3,7 @@
  * JSON, and the compiled statements (the page or entity, and the count), cached by request shape
  * (plan-cache.ts) so that a repeated request only fills in its key, company and clock.
  */
+import { isoNow } from '../util/iso-now.js';
 import type { EdmModel, EntityType } from '../edm/model.js';
 import type { JsonFormat } from '../core/format.js';
 import type { OperationContext } from '../core/operation-context.js';
@@ -192,7 +193,7 @@ export function planReadRequest(ctx: OperationContext, kind: ReadKind, type: Ent
   const compileOptions = { cancellable: options.cancellable === true };
   const dialect = ctx.svc.engine.dialect;
   const companyId = ctx.company?.id;
-  const values: SqlValue[] = [new Date().toISOString(), companyId ?? null, ...conditions.map((c) => c.value)];
+  const values: SqlValue[] = [isoNow(), companyId ?? null, ...conditions.map((c) => c.value)];
   const build = (v: readonly SqlValue[]): PlannedShape<CachedRead> => {
     const shape = planOptions(ctx, type, format, v[0] as string);
     const company = companyId === undefined ? undefined : (v[1] as string);
