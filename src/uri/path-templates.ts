@@ -18,7 +18,39 @@ import { checkUrlLength, DEFAULT_PARSE_LIMITS, type ParseLimits } from './limits
 import { parseResourcePath } from './parse-path.js';
 import { SecondSightCache } from '../util/second-sight-cache.js';
 
-const GUID_RUN = /[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}/g;
+/** The length of a GUID run: 8-4-4-4-12 hexadecimal digits. */
+export const GUID_LENGTH = 36;
+
+function isHexDigit(c: number): boolean {
+  return (c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66) || (c >= 0x41 && c <= 0x46);
+}
+
+/** true when a GUID run starts at `i` (its dashes are checked first: they rule out most places at once). */
+function guidAt(text: string, i: number): boolean {
+  if (text.charCodeAt(i + 8) !== 0x2d || text.charCodeAt(i + 13) !== 0x2d || text.charCodeAt(i + 18) !== 0x2d || text.charCodeAt(i + 23) !== 0x2d) return false;
+  for (let j = 0; j < GUID_LENGTH; j++) {
+    if (j === 8 || j === 13 || j === 18 || j === 23) continue;
+    if (!isHexDigit(text.charCodeAt(i + j))) return false;
+  }
+  return true;
+}
+
+/**
+ * Where the GUID runs of `text` start: the matches of /[0-9a-fA-F]{8}-([0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}/g,
+ * leftmost first and not overlapping. A scan, because a global replace with a callback took about
+ * 2.4 µs of a GET by key under load.
+ */
+export function guidRuns(text: string): number[] {
+  const starts: number[] = [];
+  const last = text.length - GUID_LENGTH;
+  for (let i = 0; i <= last; i++) {
+    if (guidAt(text, i)) {
+      starts.push(i);
+      i += GUID_LENGTH - 1;
+    }
+  }
+  return starts;
+}
 
 /**
  * A template's parse, how many GUIDs it takes and the objects of the parse that hold a placeholder
@@ -58,8 +90,20 @@ export class PathTemplates {
   parse(rawPath: string): ResourcePath {
     const limits = this.limits;
     checkUrlLength(rawPath, limits, 'path');
+    const starts = guidRuns(rawPath);
     const guids: string[] = [];
-    const template = rawPath.replace(GUID_RUN, (g) => this.placeholder(guids.push(g) - 1, g.charCodeAt(0) > 0x39));
+    let template = rawPath;
+    if (starts.length > 0) {
+      const parts: string[] = [];
+      let from = 0;
+      for (const start of starts) {
+        const g = rawPath.slice(start, start + GUID_LENGTH);
+        parts.push(rawPath.slice(from, start), this.placeholder(guids.push(g) - 1, g.charCodeAt(0) > 0x39));
+        from = start + GUID_LENGTH;
+      }
+      parts.push(rawPath.slice(from));
+      template = parts.join('');
+    }
     // A template is learned the second time it comes: paths that never repeat (other keys than
     // GUIDs, say line numbers) cost a lookup, not a second parse.
     const entry = this.entries.get(template, () => this.learn(template, guids.length));

@@ -1,5 +1,5 @@
 import { parseResourcePath } from '../../../src/uri/parse-path.js';
-import { PathTemplates } from '../../../src/uri/path-templates.js';
+import { guidRuns, PathTemplates } from '../../../src/uri/path-templates.js';
 import { outcome } from './helpers.js';
 
 const A = '0b3e7c1a-5d2f-4a8e-9c61-20240601b001';
@@ -69,4 +69,45 @@ test('an over-long path is refused before any work, as parseResourcePath refuses
   const path = `/companies(${A})/${'x'.repeat(40_000)}`;
   expect(outcome((p) => new PathTemplates().parse(p), path)).toEqual(outcome(parseResourcePath, path));
   expect(outcome(parseResourcePath, path)).toMatchObject({ error: 'QueryLimitError' });
+});
+
+describe('guidRuns', () => {
+  const GUID_RUN = /[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}/g;
+  const byRegex = (text: string): number[] => [...text.matchAll(GUID_RUN)].map((m) => m.index as number);
+
+  it('finds what the regular expression finds, leftmost first and not overlapping', () => {
+    const g = '0b3e7c1a-5d2f-4a8e-9c61-20240601b001';
+    for (const text of [
+      '',
+      g,
+      `/companies(${g})/engChangeNotices(${g.toUpperCase()})`,
+      `${g}${g}`,
+      `a${g}b`,
+      `0b3e7c1a-5d2f-4a8e-9c61-20240601b001f-5d2f-4a8e-9c61-20240601b001`,
+      `${g.slice(0, 35)}x${g}`,
+      `0b3e7c1a0-5d2f-4a8e-9c61-20240601b001`,
+      `${'a'.repeat(40)}-${g}`,
+      'gggggggg-5d2f-4a8e-9c61-20240601b001',
+    ]) {
+      expect(guidRuns(text)).toEqual(byRegex(text));
+    }
+  });
+
+  it('agrees with the regular expression on random texts of GUID characters', () => {
+    const alphabet = '0123456789abcdefABCDEF-g(';
+    let seed = 7;
+    const next = (): number => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed;
+    };
+    for (let n = 0; n < 2000; n++) {
+      let text = '';
+      const length = next() % 120;
+      for (let i = 0; i < length; i++) {
+        // Dashes where a GUID has them, often, so that runs occur.
+        text += i % 9 === 8 || next() % 7 === 0 ? '-' : (alphabet[next() % alphabet.length] as string);
+      }
+      expect(guidRuns(text)).toEqual(byRegex(text));
+    }
+  });
 });
