@@ -33,6 +33,7 @@ import { FailedAuthentications } from './auth/failed-authentications.js';
 import { parseLimitsOf } from './uri/limits.js';
 import { PathTemplates } from './uri/path-templates.js';
 import { QueryOptionsCache } from './uri/query-options-cache.js';
+import { KeyReadPaths } from './core/key-read-paths.js';
 
 /** A running service instance. */
 export interface Service {
@@ -89,6 +90,8 @@ export async function createService(options: ServiceOptions, rules: readonly Ent
   const tokens = new TokenStore(engine);
   const access = new AccessCache(engine);
   const parseLimits = parseLimitsOf(model.service);
+  const paths = new PathTemplates(256, undefined, parseLimits);
+  const queryOptions = new QueryOptionsCache(256, parseLimits);
   const context: ServiceContext = {
     model,
     engine,
@@ -109,8 +112,9 @@ export async function createService(options: ServiceOptions, rules: readonly Ent
     callTimeoutMs: options.webhooks.handshakeTimeoutMs,
     outboxSignal: new OutboxSignal(),
     parseLimits,
-    paths: new PathTemplates(256, undefined, parseLimits),
-    queryOptions: new QueryOptionsCache(256, parseLimits),
+    paths,
+    queryOptions,
+    keyReads: new KeyReadPaths(model, paths, queryOptions),
   };
   try {
     const definitions = await syncEventDefinitions(context);

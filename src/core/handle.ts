@@ -11,6 +11,7 @@ import { refuseNul } from '../uri/nul-character.js';
 import { bindPath } from '../uri/bind-path.js';
 import type { Expr, QueryOptions } from '../uri/ast.js';
 import type { ResourcePathBinding } from './operation-context.js';
+import type { BoundPath } from '../uri/bound-path.js';
 import { companyPrefix } from '../serialize/context-url.js';
 import { authorize, rowScopeCompanies } from '../auth/authorize.js';
 import { readRow, recordNotFound } from './resolve-path.js';
@@ -139,12 +140,20 @@ function route(svc: ServiceContext, req: ODataRequest, principal: Principal | un
     if (method !== 'GET') throw new MethodNotAllowedError(`'${req.method}' requests for the OpenAPI description are not allowed; use GET.`, ['GET']);
     return openApiDocument(svc);
   }
-  refuseNul(req.path, 'path');
-  refuseNul(req.rawQuery, 'query');
-  const path = svc.paths.parse(req.path);
-  const parsed = svc.queryOptions.parse(req.rawQuery);
-  const bound = bindPath(svc.model, path);
-  checkQueryOptions(parsed, bound, method);
+  // A GET by key with no query options binds as others of its shape did (key-read-paths.ts).
+  const keyRead = method === 'GET' && req.rawQuery === '' ? svc.keyReads.bind(req.path) : undefined;
+  let bound: BoundPath;
+  let parsed: QueryOptions;
+  if (keyRead !== undefined) {
+    ({ bound, options: parsed } = keyRead);
+  } else {
+    refuseNul(req.path, 'path');
+    refuseNul(req.rawQuery, 'query');
+    const path = svc.paths.parse(req.path);
+    parsed = svc.queryOptions.parse(req.rawQuery);
+    bound = bindPath(svc.model, path);
+    checkQueryOptions(parsed, bound, method);
+  }
   if (bound.kind === 'serviceDocument' || bound.kind === 'metadata') {
     if (method !== 'GET') throw new MethodNotAllowedError(`'${req.method}' requests for the ${bound.kind === 'metadata' ? 'metadata document' : 'service document'} are not allowed; use GET.`, ['GET']);
     return bound.kind === 'metadata' ? metadataDocument(svc, req, parsed.format) : serviceDocument(svc, req, parsed.format);

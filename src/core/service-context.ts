@@ -17,6 +17,7 @@ import type { FailedAuthentications } from '../auth/failed-authentications.js';
 import type { Engine } from '../db/engine.js';
 import type { RefusalLog } from '../errors/refusal-log.js';
 import type { PathTemplates } from '../uri/path-templates.js';
+import type { KeyReadPaths } from './key-read-paths.js';
 import type { QueryOptionsCache } from '../uri/query-options-cache.js';
 
 /** Long-lived service state shared by all requests. */
@@ -58,4 +59,6 @@ export interface ServiceContext {
   readonly paths: PathTemplates;
   /** Query strings parsed once per string under `parseLimits` (uri/query-options-cache.ts). */
   readonly queryOptions: QueryOptionsCache;
+  /** GETs by key bound once per path shape (key-read-paths.ts). */
+  readonly keyReads: KeyReadPaths;
 }
