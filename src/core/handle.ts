@@ -12,7 +12,6 @@ import { bindPath } from '../uri/bind-path.js';
 import type { Expr, QueryOptions } from '../uri/ast.js';
 import type { ResourcePathBinding } from './operation-context.js';
 import type { BoundPath } from '../uri/bound-path.js';
-import { companyPrefix } from '../serialize/context-url.js';
 import { authorize, rowScopeCompanies } from '../auth/authorize.js';
 import { readRow, recordNotFound } from './resolve-path.js';
 import { dispatch } from './dispatch.js';
@@ -24,6 +23,8 @@ import { resolveCompany, type CompanyIdentity } from './resolve-company.js';
 import { andThen, type MaybePromise } from '../util/maybe-promise.js';
 import type { ServiceContext } from './service-context.js';
 import { ownRunners, type OperationRunners } from './operation-runners.js';
+import { operationContext } from './operation-context.js';
+import { readByKey } from './operations/read-by-key.js';
 import { BATCH_PATH, runBatch } from '../batch/run-batch.js';
 import { BatchFormatError } from '../errors/odata-error.js';
 
@@ -159,6 +160,17 @@ function route(svc: ServiceContext, req: ODataRequest, principal: Principal | un
     return bound.kind === 'metadata' ? metadataDocument(svc, req, parsed.format) : serviceDocument(svc, req, parsed.format);
   }
   if (principal === undefined) throw new Error('resource request without a principal');
+  if (keyRead !== undefined && req.headers['if-none-match'] === undefined && req.headers['if-match'] === undefined) {
+    // Answered as below, without the per-request planning (operations/read-by-key.ts), or undefined to go on below.
+    const answer = readByKey(svc, req, principal, keyRead, runners);
+    if (answer !== undefined) return andThen(answer, (r) => r ?? resolveAndOperate(svc, req, principal, bound as ResourcePathBinding, parsed, runners));
+  }
+  return resolveAndOperate(svc, req, principal, bound, parsed, runners);
+}
+
+/** Resolves the company, restricts rows, authorizes and dispatches a resource request (conditional GETs answered here). */
+function resolveAndOperate(svc: ServiceContext, req: ODataRequest, principal: Principal, bound: ResourcePathBinding, parsed: QueryOptions, runners: OperationRunners): ODataResponse | Promise<ODataResponse> {
+  const method = req.method === 'HEAD' ? 'GET' : req.method;
   return andThen(resolveCompany(svc, bound.company, principal, parsed.custom.get('company')), (company) =>
     andThen(restrictRowScope(svc, bound, restrictCompanies(svc, bound, parsed, principal), principal), (options) => {
       authorize(principal, company?.id, bound, options, method);
@@ -173,20 +185,7 @@ function route(svc: ServiceContext, req: ODataRequest, principal: Principal | un
 
 /** Dispatches a request whose company and options are resolved. */
 function operate(svc: ServiceContext, req: ODataRequest, principal: Principal, bound: ResourcePathBinding, options: QueryOptions, company: CompanyIdentity | undefined, runners: OperationRunners): ODataResponse | Promise<ODataResponse> {
-  const companySet = svc.model.company.entitySet;
-  return dispatch({
-    svc,
-    req,
-    principal,
-    path: bound,
-    options,
-    company,
-    links: { serviceRootUrl: req.serviceRootUrl, prefix: companyPrefix(companySet, company?.id) },
-    contextPrefix: bound.company.kind === 'path' ? companyPrefix(companySet, company?.id) : '',
-    reads: runners.reads,
-    writes: runners.writes,
-    responseBytes: runners.responseBytes,
-  });
+  return dispatch(operationContext(svc, req, principal, bound, options, company, runners));
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
  * Per-request state the operations share: the bound path, the company, the negotiated format and
- * the link bases. Built by `handle` after parsing and binding.
+ * the link bases. Built by `handle` after parsing and binding (operationContext).
  */
 import type { Principal, ODataRequest } from './request.js';
 import type { ServiceContext } from './service-context.js';
@@ -8,7 +8,8 @@ import type { CompanyIdentity } from './resolve-company.js';
 import type { BoundPath } from '../uri/bound-path.js';
 import type { QueryOptions } from '../uri/ast.js';
 import type { EntityLinkBase } from '../serialize/entity-json.js';
-import type { ReadRunner, WriteRunner } from './operation-runners.js';
+import type { OperationRunners, ReadRunner, WriteRunner } from './operation-runners.js';
+import { companyPrefix } from '../serialize/context-url.js';
 
 /** A resource path (not the service document or $metadata). */
 export type ResourcePathBinding = Extract<BoundPath, { kind: 'resource' }>;
@@ -32,4 +33,22 @@ export interface OperationContext {
   readonly writes: WriteRunner;
   /** The bytes the response body may take (limits.maxResponseBytes; a batch part's share of it). */
   readonly responseBytes: number;
+}
+
+/** The context of an operation on `bound` once its company and options are resolved. */
+export function operationContext(svc: ServiceContext, req: ODataRequest, principal: Principal, bound: ResourcePathBinding, options: QueryOptions, company: CompanyIdentity | undefined, runners: OperationRunners): OperationContext {
+  const companySet = svc.model.company.entitySet;
+  return {
+    svc,
+    req,
+    principal,
+    path: bound,
+    options,
+    company,
+    links: { serviceRootUrl: req.serviceRootUrl, prefix: companyPrefix(companySet, company?.id) },
+    contextPrefix: bound.company.kind === 'path' ? companyPrefix(companySet, company?.id) : '',
+    reads: runners.reads,
+    writes: runners.writes,
+    responseBytes: runners.responseBytes,
+  };
 }

@@ -36,17 +36,31 @@ export class PlanCache<T> {
    * ends up inside a longer parameter, `plan` is called again with the real values and nothing is cached.
    */
   get(key: string, values: readonly SqlValue[], plan: (values: readonly SqlValue[]) => PlannedShape<T>): PlannedShape<T> {
+    const entry = this.entry(key, values, plan);
+    if (entry === undefined) return plan(values);
+    return { value: entry.value, statements: entry.templates.map((t) => fillTemplate(t, values)) };
+  }
+
+  /**
+   * The cached plan of `key` (made as `get` makes it) with its statements as templates, for a caller
+   * that keeps them and fills in values itself (fillTemplate); undefined when the shape is not cacheable.
+   */
+  templates(key: string, values: readonly SqlValue[], plan: (values: readonly SqlValue[]) => PlannedShape<T>): { readonly value: T; readonly templates: readonly StatementTemplate[] } | undefined {
+    return this.entry(key, values, plan);
+  }
+
+  private entry(key: string, values: readonly SqlValue[], plan: (values: readonly SqlValue[]) => PlannedShape<T>): { value: T; templates: StatementTemplate[] } | undefined {
     let entry = this.entries.get(key);
     if (entry === undefined) {
       const placeholders = values.map((_, i) => `\u0000${this.nonce}:${i}\u0000`);
       const planned = plan(placeholders);
       const templates = planned.statements.map((s) => template(s, placeholders));
-      if (templates.some((t) => t === undefined)) return plan(values);
+      if (templates.some((t) => t === undefined)) return undefined;
       entry = { value: planned.value, templates: templates as StatementTemplate[] };
       if (this.entries.size >= this.limit) this.entries.clear();
       this.entries.set(key, entry);
     }
-    return { value: entry.value, statements: entry.templates.map((t) => fill(t, values)) };
+    return entry;
   }
 }
 
@@ -61,7 +75,8 @@ function template(q: CompiledQuery, placeholders: readonly string[]): StatementT
   return { sql: q.sql, params: q.params, slots };
 }
 
-function fill(t: StatementTemplate, values: readonly SqlValue[]): CompiledQuery {
+/** A template's statement with `values` in its slots. */
+export function fillTemplate(t: StatementTemplate, values: readonly SqlValue[]): CompiledQuery {
   const params = t.params.slice();
   for (let i = 0; i < params.length; i++) {
     const slot = t.slots[i] as number;

@@ -14,7 +14,7 @@ import type { Dialect } from '../sql/dialect.js';
 import type { SelectNode, SqlExpr, SqlValue } from '../sql/nodes.js';
 import { col, constant, param, select } from '../sql/build.js';
 import type { StoredValue } from '../edm/values.js';
-import { PlanCache, type PlannedShape } from './plan-cache.js';
+import { PlanCache, type PlannedShape, type StatementTemplate } from './plan-cache.js';
 import { sqlJsonMetadata, sqlJsonSupported, type SqlJsonOptions } from './plan-entity-json.js';
 import { planPage, type PagePlan } from './plan-page.js';
 import { planQuery, type PlannedQuery } from './plan-query.js';
@@ -189,11 +189,12 @@ function planOptions(ctx: OperationContext, type: EntityType, format: JsonFormat
 }
 
 /** The plan of a read of `type` restricted by `conditions`; for collections also its page. */
-export function planReadRequest(ctx: OperationContext, kind: ReadKind, type: EntityType, conditions: readonly PathCondition[], format: JsonFormat, options: ReadPlanOptions = {}): { plan: ReadPlan; page?: PagePlan } {
+/** The per-request values of a read's plan ([now, company, condition values...]) and how to plan its shape with them. */
+function readShape(ctx: OperationContext, kind: ReadKind, type: EntityType, conditions: readonly PathCondition[], format: JsonFormat, options: ReadPlanOptions): { values: SqlValue[]; build: (v: readonly SqlValue[]) => PlannedShape<CachedRead> } {
   const compileOptions = { cancellable: options.cancellable === true };
   const dialect = ctx.svc.engine.dialect;
   const companyId = ctx.company?.id;
-  const values: SqlValue[] = [isoNow(), companyId ?? null, ...conditions.map((c) => c.value)];
+  const values = readValues(companyId, conditions);
   const build = (v: readonly SqlValue[]): PlannedShape<CachedRead> => {
     const shape = planOptions(ctx, type, format, v[0] as string);
     const company = companyId === undefined ? undefined : (v[1] as string);
@@ -228,8 +229,12 @@ export function planReadRequest(ctx: OperationContext, kind: ReadKind, type: Ent
     if (counted) statements.push(compile(count(), dialect, compileOptions));
     return { value, statements };
   };
-  const shape = shapeKey(ctx, kind, type, conditions, format);
-  const key = shape === undefined ? undefined : options.cancellable === true ? `${shape}\ncancellable` : shape;
+  return { values, build };
+}
+
+export function planReadRequest(ctx: OperationContext, kind: ReadKind, type: EntityType, conditions: readonly PathCondition[], format: JsonFormat, options: ReadPlanOptions = {}): { plan: ReadPlan; page?: PagePlan } {
+  const { values, build } = readShape(ctx, kind, type, conditions, format, options);
+  const key = cacheKey(ctx, kind, type, conditions, format, options);
   const planned = key === undefined ? build(values) : cacheOf(ctx).get(key, values, build);
   const { query, json, pageText, countInRows, cost } = planned.value;
   // The statements in the order build pushes them: rows, then streamRows (pageText), then the count
@@ -239,4 +244,44 @@ export function planReadRequest(ctx: OperationContext, kind: ReadKind, type: Ent
   const streamRows = pageText === true ? queue.shift() : undefined;
   const plan: ReadPlan = kind === 'count' ? { query, json, rows, count: rows, cost } : { query, json, pageText, countInRows, rows, streamRows, count: queue.shift(), cost };
   return kind === 'collection' ? { plan, page: planPage(ctx, type, query) } : { plan };
+}
+
+/** The plan cache's key of a read, or undefined when it is not cached (a $skiptoken). */
+function cacheKey(ctx: OperationContext, kind: ReadKind, type: EntityType, conditions: readonly PathCondition[], format: JsonFormat, options: ReadPlanOptions): string | undefined {
+  const shape = shapeKey(ctx, kind, type, conditions, format);
+  return shape === undefined ? undefined : options.cancellable === true ? `${shape}\ncancellable` : shape;
+}
+
+/** The plan of reads of one entity as kept templates: the statement for given values is `fillTemplate(rows, values)`. */
+export interface EntityReadTemplates {
+  readonly query: PlannedQuery;
+  readonly json?: SqlJsonOptions;
+  readonly cost: ReadCost;
+  /** The entity's statement, and the same compiled for a read thread; values as `readValues` gives them. */
+  readonly rows: StatementTemplate;
+  readonly cancellableRows: StatementTemplate;
+}
+
+/**
+ * The plan planReadRequest makes for a GET of one entity, as templates a caller may keep and fill for
+ * other requests of the same shape (same type, conditions, format, links and options; other values):
+ * operations/read-by-key.ts. Undefined when the plan cache would not keep it either.
+ */
+export function entityReadTemplates(ctx: OperationContext, type: EntityType, conditions: readonly PathCondition[], format: JsonFormat): EntityReadTemplates | undefined {
+  const made = (options: ReadPlanOptions): { value: CachedRead; templates: readonly StatementTemplate[] } | undefined => {
+    const key = cacheKey(ctx, 'entity', type, conditions, format, options);
+    const { values, build } = readShape(ctx, 'entity', type, conditions, format, options);
+    return key === undefined ? undefined : cacheOf(ctx).templates(key, values, build);
+  };
+  const plain = made({});
+  const cancellable = made({ cancellable: true });
+  // build pushes the entity's statement first, and a count only for $count=true, which a key read has not.
+  if (plain === undefined || cancellable === undefined || plain.templates.length !== 1 || cancellable.templates.length !== 1) return undefined;
+  const { query, json, cost } = plain.value;
+  return { query, ...(json === undefined ? {} : { json }), cost, rows: plain.templates[0] as StatementTemplate, cancellableRows: cancellable.templates[0] as StatementTemplate };
+}
+
+/** The per-request values of a read's statements: [now, company, condition values...]. */
+export function readValues(companyId: string | undefined, conditions: readonly PathCondition[]): SqlValue[] {
+  return [isoNow(), companyId ?? null, ...conditions.map((c) => c.value)];
 }
