@@ -37,19 +37,25 @@ function guidAt(text: string, i: number): boolean {
 
 /**
  * Where the GUID runs of `text` start: the matches of /[0-9a-fA-F]{8}-([0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}/g,
- * leftmost first and not overlapping. A scan, because a global replace with a callback took about
- * 2.4 µs of a GET by key under load.
+ * leftmost first and not overlapping. A run's first dash is its ninth character, so only the places
+ * eight before a dash are tried (a path has few dashes). A scan, because a global replace with a
+ * callback took about 2.4 µs of a GET by key under load.
  */
 export function guidRuns(text: string): number[] {
   const starts: number[] = [];
-  const last = text.length - GUID_LENGTH;
-  for (let i = 0; i <= last; i++) {
-    if (guidAt(text, i)) {
-      starts.push(i);
-      i += GUID_LENGTH - 1;
+  let from = 8;
+  for (;;) {
+    const dash = text.indexOf('-', from);
+    // A run starting at dash - 8 ends at dash + 28; a later dash would end later still.
+    if (dash < 0 || dash + GUID_LENGTH - 8 > text.length) return starts;
+    const start = dash - 8;
+    if (guidAt(text, start)) {
+      starts.push(start);
+      from = start + GUID_LENGTH + 8;
+    } else {
+      from = dash + 1;
     }
   }
-  return starts;
 }
 
 /**

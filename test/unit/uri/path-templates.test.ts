@@ -93,21 +93,35 @@ describe('guidRuns', () => {
     }
   });
 
-  it('agrees with the regular expression on random texts of GUID characters', () => {
-    const alphabet = '0123456789abcdefABCDEF-g(';
+  it('agrees with the regular expression on random texts of GUIDs, broken GUIDs and GUID characters', () => {
     let seed = 7;
-    const next = (): number => {
+    const next = (n: number): number => {
       seed = (seed * 1103515245 + 12345) % 2147483648;
-      return seed;
+      return (seed >>> 8) % n;
     };
-    for (let n = 0; n < 2000; n++) {
+    const hex = '0123456789abcdefABCDEF';
+    const guidText = (): string => [8, 4, 4, 4, 12].map((n) => Array.from({ length: n }, () => hex[next(hex.length)]).join('')).join('-');
+    const pieces: Array<() => string> = [
+      guidText,
+      // one character changed: to a non-digit, to a dash, or a dash to a digit
+      () => {
+        const g = guidText();
+        const i = next(36);
+        return g.slice(0, i) + ['g', '-', '0', '('][next(4)] + g.slice(i + 1);
+      },
+      () => guidText().slice(next(36)),
+      () => guidText().slice(0, next(36)),
+      () => '0123456789abcdefABCDEF-g(/)'[next(27)] as string,
+    ];
+    let runs = 0;
+    for (let n = 0; n < 3000; n++) {
       let text = '';
-      const length = next() % 120;
-      for (let i = 0; i < length; i++) {
-        // Dashes where a GUID has them, often, so that runs occur.
-        text += i % 9 === 8 || next() % 7 === 0 ? '-' : (alphabet[next() % alphabet.length] as string);
-      }
-      expect(guidRuns(text)).toEqual(byRegex(text));
+      const count = next(6);
+      for (let i = 0; i < count; i++) text += (pieces[next(pieces.length)] as () => string)();
+      const expected = byRegex(text);
+      runs += expected.length;
+      expect(guidRuns(text)).toEqual(expected);
     }
+    expect(runs).toBeGreaterThan(1000); // the texts do hold GUID runs, also next to and inside broken ones
   });
 });
