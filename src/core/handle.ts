@@ -1,7 +1,9 @@
 /**
  * The core: an OData request in, an OData response out (Olingo's ODataHandler.process).
  * authenticate → parse path → parse options → bind → resolve company (access) → restrict rows
- * (companies list, row-scoped types) → authorize (permission sets) → dispatch; every error goes through
+ * (companies list, row-scoped types) → authorize (permission sets) → dispatch. A GET by key with no
+ * query options is bound once per path shape (key-read-paths.ts) and read on a kept plan
+ * (operations/read-by-key.ts), with the same steps and the same answers. Every error goes through
  * the one error mapper, and every response carries `OData-Version: 4.0`.
  */
 import { answerFollowsRow, conditionalGet } from './conditional-get.js';
@@ -160,12 +162,14 @@ function route(svc: ServiceContext, req: ODataRequest, principal: Principal | un
     return bound.kind === 'metadata' ? metadataDocument(svc, req, parsed.format) : serviceDocument(svc, req, parsed.format);
   }
   if (principal === undefined) throw new Error('resource request without a principal');
+  const resource = bound;
+  const options = parsed;
   if (keyRead !== undefined && req.headers['if-none-match'] === undefined && req.headers['if-match'] === undefined) {
     // Answered as below, without the per-request planning (operations/read-by-key.ts), or undefined to go on below.
     const answer = readByKey(svc, req, principal, keyRead, runners);
-    if (answer !== undefined) return andThen(answer, (r) => r ?? resolveAndOperate(svc, req, principal, bound as ResourcePathBinding, parsed, runners));
+    if (answer !== undefined) return andThen(answer, (r) => r ?? resolveAndOperate(svc, req, principal, resource, options, runners));
   }
-  return resolveAndOperate(svc, req, principal, bound, parsed, runners);
+  return resolveAndOperate(svc, req, principal, resource, options, runners);
 }
 
 /** Resolves the company, restricts rows, authorizes and dispatches a resource request (conditional GETs answered here). */

@@ -23,14 +23,14 @@ import type { QueryOptionsCache } from '../uri/query-options-cache.js';
 import { SecondSightCache } from '../util/second-sight-cache.js';
 import { checkQueryOptions } from './check-query-options.js';
 import type { ResourcePathBinding } from './operation-context.js';
-import type { KeyReadPlan } from './operations/read-by-key.js';
+import { KeyReadPlans } from './operations/read-by-key.js';
 
 /** A GET by key, bound, with its (empty) query options. */
 export interface KeyRead {
   readonly bound: ResourcePathBinding;
   readonly options: QueryOptions;
   /** What operations/read-by-key.ts keeps for the shape, by request context (shared by the shape's requests). */
-  readonly plans: Map<string, KeyReadPlan | null>;
+  readonly plans: KeyReadPlans;
 }
 
 /** What the paths of one shape bind to, but their GUIDs. */
@@ -41,7 +41,7 @@ interface Shape {
   readonly options: QueryOptions;
   /** The path gives the company (`companies(<id>)/...`, its first GUID). */
   readonly companyInPath: boolean;
-  readonly plans: Map<string, KeyReadPlan | null>;
+  readonly plans: KeyReadPlans;
 }
 
 /** The marks that stand for a GUID starting with a digit or with a letter in a shape's text. */
@@ -95,7 +95,7 @@ export class KeyReadPaths {
     if (step.nav !== undefined || !step.single || step.key !== key || step.keyConditions?.length !== 1 || condition?.value !== key) return null;
     const companyInPath = guids.length === 2;
     if (companyInPath ? bound.company.kind !== 'path' || bound.company.id !== guids[0] : bound.company.kind === 'path') return null;
-    return { bound, step, keyProperty: (condition as { property: string }).property, options, companyInPath, plans: new Map() };
+    return { bound, step, keyProperty: (condition as { property: string }).property, options, companyInPath, plans: new KeyReadPlans() };
   }
 }
 

@@ -41,6 +41,27 @@ export interface KeyReadPlan {
 /** Plans kept per shape at most (companies x service root URLs x Accept headers); then cleared. */
 const PLANS_PER_SHAPE = 64;
 
+/** The plans of one key-read shape by request context; the one used last is tried first (no key text to make). */
+export class KeyReadPlans {
+  private readonly byContext = new Map<string, KeyReadPlan | null>();
+  private last: { readonly companyId: string | undefined; readonly root: string; readonly accept: string | undefined; readonly plan: KeyReadPlan | null } | undefined;
+
+  /** The plan for a company, service root URL and Accept header; `make` plans it the first time. */
+  get(companyId: string | undefined, root: string, accept: string | undefined, make: () => KeyReadPlan | null): KeyReadPlan | null {
+    const last = this.last;
+    if (last !== undefined && last.companyId === companyId && last.root === root && last.accept === accept) return last.plan;
+    const key = `${companyId ?? ''}\n${root}\n${accept ?? ''}`;
+    let plan = this.byContext.get(key);
+    if (plan === undefined) {
+      plan = make();
+      if (this.byContext.size >= PLANS_PER_SHAPE) this.byContext.clear();
+      this.byContext.set(key, plan);
+    }
+    this.last = { companyId, root, accept, plan };
+    return plan;
+  }
+}
+
 /**
  * The answer to a key read as the general route would give it, undefined when the route must answer
  * it (see the file comment). Throws what the route throws for the company and the permissions.
@@ -52,13 +73,7 @@ export function readByKey(svc: ServiceContext, req: ODataRequest, principal: Pri
   return andThen(resolveCompany(svc, bound.company, principal, undefined), (company) => {
     authorize(principal, company?.id, bound, options, 'GET');
     const accept = req.headers['accept'];
-    const key = `${company?.id ?? ''}\n${req.serviceRootUrl}\n${accept ?? ''}`;
-    let plan = keyRead.plans.get(key);
-    if (plan === undefined) {
-      plan = planKeyRead(svc, req, principal, keyRead, company, runners, accept);
-      if (keyRead.plans.size >= PLANS_PER_SHAPE) keyRead.plans.clear();
-      keyRead.plans.set(key, plan);
-    }
+    const plan = keyRead.plans.get(company?.id, req.serviceRootUrl, accept, () => planKeyRead(svc, req, principal, keyRead, company, runners, accept));
     if (plan === null) return undefined;
     const { templates, format, context } = plan;
     const values = readValues(company?.id, step.keyConditions ?? []);
