@@ -18,6 +18,7 @@ import type { Service } from '../service.js';
 import { NotFoundError } from '../errors/odata-error.js';
 import { errorResponse } from '../core/error-response.js';
 import type { ODataResponse } from '../core/request.js';
+import type { MaybePromise } from '../util/maybe-promise.js';
 import { compressionApplies, endNegotiated } from './compress.js';
 import { Cors } from './cors.js';
 import { Site } from '../site/site.js';
@@ -71,45 +72,61 @@ export function createRequestListener(service: Service): RequestListener {
   const cors = new Cors(service.options.corsOrigins);
   const site = new Site(service);
 
-  const serve = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+  /** The response to a request below the site or the service root: a promise only when it has to wait (a body, a write, a JWT). */
+  const respond = (req: IncomingMessage, requestId: string): MaybePromise<ODataResponse> => {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = q < 0 ? url : url.slice(0, q);
+    if (path !== root && !path.startsWith(`${root}/`)) {
+      const page = site.handle(req.method ?? 'GET', path);
+      if (page === undefined) throw new NotFoundError(`No HTTP resource was found that matches the request URI '${url}'. The service root is ${root}/.`, 'BadRequest_NotFound');
+      return page;
+    }
+    if (hasBody(req)) return readBody(req, maxBody).then((body) => service.handle(toODataRequest(req, root, body, requestId)));
+    return service.handle(toODataRequest(req, root, undefined, requestId));
+  };
+
+  /** Serves a request; returns a promise only when it has to wait (a read answers within the call, with no promise to settle). */
+  const serve = (req: IncomingMessage, res: ServerResponse): Promise<void> | undefined => {
     const header = req.headers['x-request-id'];
     const requestId = typeof header === 'string' && header.length <= 100 ? header : randomUUID();
     const started = process.hrtime.bigint();
     if (!cors.inert(req)) {
       // CORS may answer here (a preflight, a refusal) or add fields: the request id goes first.
       res.setHeader('x-request-id', requestId);
-      if (cors.handle(req, res)) return;
+      if (cors.handle(req, res)) return undefined;
     }
-    const url = req.url ?? '/';
-    let response: ODataResponse;
-    try {
-      const q = url.indexOf('?');
-      const path = q < 0 ? url : url.slice(0, q);
-      if (path !== root && !path.startsWith(`${root}/`)) {
-        const page = site.handle(req.method ?? 'GET', path);
-        if (page === undefined) throw new NotFoundError(`No HTTP resource was found that matches the request URI '${url}'. The service root is ${root}/.`, 'BadRequest_NotFound');
-        response = await page;
-      } else {
-        const body = hasBody(req) ? await readBody(req, maxBody) : undefined;
-        const r = service.handle(toODataRequest(req, root, body, requestId));
-        response = r instanceof Promise ? await r : r;
+    const done = (response: ODataResponse): void => {
+      send(req, res, response, requestId, log);
+      if (log.isLevelEnabled('info')) {
+        const ms = Number(process.hrtime.bigint() - started) / 1e6;
+        log.info({ requestId, method: req.method, url: req.url, status: response.status, ms: Math.round(ms * 100) / 100 }, 'request');
       }
+    };
+    const failed = (e: unknown): void => done(errorResponse(service.context, e, requestId));
+    let response: MaybePromise<ODataResponse>;
+    try {
+      response = respond(req, requestId);
     } catch (e) {
-      response = errorResponse(service.context, e, requestId);
+      failed(e);
+      return undefined;
     }
-    send(req, res, response, requestId, log);
-    if (log.isLevelEnabled('info')) {
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      log.info({ requestId, method: req.method, url, status: response.status, ms: Math.round(ms * 100) / 100 }, 'request');
-    }
+    if (response instanceof Promise) return response.then(done, failed);
+    done(response);
+    return undefined;
   };
 
   return (req, res) => {
-    serve(req, res).catch((e: unknown) => {
+    const broken = (e: unknown): void => {
       log.error({ err: e }, 'request failed outside the error mapper');
       if (!res.headersSent) res.statusCode = 500;
       res.end();
-    });
+    };
+    try {
+      serve(req, res)?.catch(broken);
+    } catch (e) {
+      broken(e);
+    }
   };
 }
 
