@@ -22,7 +22,7 @@ import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { prepareWorkFolder, RESULTS, WORK } from './lib/work-folder.mjs';
 import { seedBenchDatabase, BENCH_COMPANY } from './lib/bench-data.mjs';
-import { freePort, killAllNow, memoryMiB, OURS_NODE_FLAGS, oursToken, startNode, startOurs, stopAll, waitHttp } from './lib/servers.mjs';
+import { freePort, killAllNow, memoryMiB, oursNodeFlags, oursToken, startNode, startOurs, stopAll, waitHttp } from './lib/servers.mjs';
 import { checkTargets, formatChecks } from './lib/targets.mjs';
 
 const { values: args } = parseArgs({ options: { only: { type: 'string' }, engine: { type: 'string', default: 'sqlite' } } });
@@ -89,7 +89,7 @@ async function main() {
   await waitHttp(raw, `${rawRoot}/engChangeNotices?$top=1`);
   // Company-scoped base URL: comment-post POSTs to engChangeNoticeComments, a company-scoped-only set.
   const oursBase = `${ours.root}/companies(${BENCH_COMPANY.id})`;
-  log(`ours pid ${ours.pid} ${oursBase} (node ${OURS_NODE_FLAGS.join(' ') || 'without flags'}); cap pid ${cap.pid} ${capRoot}; raw pid ${raw.pid} ${rawRoot}`);
+  log(`ours pid ${ours.pid} ${oursBase} (node ${oursNodeFlags(oursDb).join(' ') || 'without flags'}); cap pid ${cap.pid} ${capRoot}; raw pid ${raw.pid} ${rawRoot}`);
 
   const headerArgs = token === undefined ? [] : ['--header', `ours=Authorization: Bearer ${token}`];
   const onlyArgs = args.only === undefined ? [] : ['--only', args.only];
@@ -116,7 +116,7 @@ async function main() {
   }
   const doc = JSON.parse(fs.readFileSync(jsonOut, 'utf8'));
   const checks = checkTargets(doc, peak);
-  const report = formatChecks(checks, peak, { seconds: (Date.now() - t0) / 1000, duration: DURATION, rounds: ROUNDS, warmup: WARMUP, connections: CONNECTIONS, oursFlags: OURS_NODE_FLAGS.join(' ') });
+  const report = formatChecks(checks, peak, { seconds: (Date.now() - t0) / 1000, duration: DURATION, rounds: ROUNDS, warmup: WARMUP, connections: CONNECTIONS, oursFlags: oursNodeFlags(oursDb).join(' ') });
   console.log(`\n${report}`);
   fs.appendFileSync(txtOut, `\n${report}\n`);
   fs.copyFileSync(txtOut, path.join(RESULTS, 'bench-latest.txt'));

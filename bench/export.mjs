@@ -16,7 +16,7 @@ import zlib from 'node:zlib';
 import { parseArgs } from 'node:util';
 import { RESULTS, WORK } from './lib/work-folder.mjs';
 import { BENCH_COMPANY, seedBenchDatabase } from './lib/bench-data.mjs';
-import { memoryMiB, OURS_NODE_FLAGS, oursToken, startOurs, stop, stopAll } from './lib/servers.mjs';
+import { memoryMiB, oursNodeFlags, oursToken, startOurs, stop, stopAll } from './lib/servers.mjs';
 
 const { values: args } = parseArgs({ options: { only: { type: 'string' } } });
 const STAMP = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
@@ -115,7 +115,7 @@ async function run(r) {
 function report(results) {
   const f = (x, d = 1) => x.toFixed(d);
   const lines = [
-    `export: follow @odata.nextLink from the first page (default page size, no Prefer header), over HTTP on loopback (node:http client, JSON parsing and decompression included); server on node ${process.version} ${OURS_NODE_FLAGS.join(' ') || '(no flags)'}; ${new Date().toISOString()}`,
+    `export: follow @odata.nextLink from the first page (default page size, no Prefer header), over HTTP on loopback (node:http client, JSON parsing and decompression included); server on node ${process.version} ${oursNodeFlags(path.join(WORK, 'export.sqlite')).join(' ') || '(no flags)'}; ${new Date().toISOString()}`,
     '| run | rows | pages | MiB of JSON | MiB on the wire | seconds | rows/s | first page ms | middle page ms | last page ms | last/first | peak RSS MiB |',
     '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...results.map((r) => `| ${r.name}${r.query ? ` (${r.query.slice(1)})` : ''}${r.encoding ? ` (Accept-Encoding: ${r.encoding})` : ''} | ${r.rows.toLocaleString('en')}${r.nested ? ` + ${r.nested.toLocaleString('en')} comments` : ''} | ${r.pagesCount} | ${f(r.mib, 0)} | ${f(r.wireMib, 1)} | ${f(r.seconds)} | ${Math.round(r.rowsPerS).toLocaleString('en')} | ${f(r.first)} | ${f(r.middle)} | ${f(r.last)} | ${f(r.lastOverFirst, 2)} | ${f(r.peakRssMiB)} |`),

@@ -118,23 +118,34 @@ export function oursToken(dbFile, company, user = 'BENCH') {
 }
 
 /**
- * V8 flags our server runs with in the benches: $BENCH_OURS_NODE_FLAGS, else the heap sizing that
- * `npm start` and the `ecn-odata` command (its #! line) use. With V8's defaults on this 24 GiB machine
- * the young generation grows to 3 x 16 MiB and promoted garbage piles up to ~60 MiB before the first
- * full collection, for a live heap of ~20-40 MiB: peak RSS ~160 MiB. Smaller semi-spaces and an
- * old-space limit far above the live heap keep it near 105-115 MiB at about the same CPU per request
- * (measured; --optimize-for-size gave the same memory for 20-40 % more CPU). 8 MiB, not 4 (V8 rounds
- * the size up to a power of two: the 6 written here before was 8): on PostgreSQL the rows of 16
- * requests in flight outlived a 4 MiB semi-space, so every scavenge copied them and promoted them (GC a
- * third of the busy time; $expand 480-530 -> 640-820 req/s, page of 100 1,460 -> 1,880); the price is
- * a peak RSS of 121-125 MiB on the SQLite bench against 112-117.
+ * V8 flags our server runs with in the benches, by engine: $BENCH_OURS_NODE_FLAGS for both, else on
+ * SQLite those of `npm start` (the SQLite demo) and on PostgreSQL those of the `ecn-odata` command (its
+ * #! line). With V8's defaults on this 24 GiB machine the young generation grows to 3 x 16 MiB and
+ * promoted garbage piles up to ~60 MiB before the first full collection, for a live heap of ~20-40 MiB:
+ * peak RSS ~160 MiB. Smaller semi-spaces and an old-space limit far above the live heap keep it near
+ * 105-115 MiB at about the same CPU per request (measured; --optimize-for-size gave the same memory for
+ * 20-40 % more CPU). The semi-space differs by engine: on PostgreSQL the rows of 16 requests in flight
+ * outlive a 4 MiB semi-space (they wait for the database), so every scavenge copied and promoted them
+ * (GC a third of the busy time; $expand 480-530 -> 640-820 req/s with 8 MiB, page of 100 1,460 ->
+ * 1,880); on SQLite a request's rows die within the request, and 4 MiB is as fast as 8 (A/B of
+ * 2026-11-29: GET by key 50-53 against 52-56 µs a request, $expand 611-645 against 628-661) for a peak
+ * RSS 13 MiB lower (113 against 126 MiB over the bench's scenarios).
  */
-export const OURS_NODE_FLAGS = (process.env.BENCH_OURS_NODE_FLAGS ?? '--max-semi-space-size=8 --max-old-space-size=256').split(' ').filter(Boolean);
+const FLAGS = {
+  sqlite: '--max-semi-space-size=4 --max-old-space-size=256',
+  postgres: '--max-semi-space-size=8 --max-old-space-size=256',
+};
+
+/** The V8 flags of our server on the database `dbFile` (a file, or a postgres:// URL). */
+export function oursNodeFlags(dbFile) {
+  const engine = /^postgres(ql)?:\/\//.test(dbFile) ? 'postgres' : 'sqlite';
+  return (process.env.BENCH_OURS_NODE_FLAGS ?? FLAGS[engine]).split(' ').filter(Boolean);
+}
 
 /** Starts our service on a free loopback port. */
 export async function startOurs(dbFile, logFile, { nodeFlags = [], env = {}, args = [], name = 'ours' } = {}) {
   const port = await freePort();
-  const proc = startNode(name, [CLI, 'serve', '--db', dbFile, '--port', String(port), '--host', '127.0.0.1', '--log-level', 'warn', ...args], { cwd: REPO, logFile, nodeFlags: [...OURS_NODE_FLAGS, ...nodeFlags], env });
+  const proc = startNode(name, [CLI, 'serve', '--db', dbFile, '--port', String(port), '--host', '127.0.0.1', '--log-level', 'warn', ...args], { cwd: REPO, logFile, nodeFlags: [...oursNodeFlags(dbFile), ...nodeFlags], env });
   proc.port = port;
   proc.root = `http://127.0.0.1:${port}/api/v2.0`;
   await waitHttp(proc, `${proc.root}/$metadata`);
