@@ -15,6 +15,7 @@
  */
 import type { EntityType } from '../../edm/model.js';
 import { authorize } from '../../auth/authorize.js';
+import type { ReadStep } from '../../db/read-steps.js';
 import { JSON_ALIAS } from '../../query/plan-read.js';
 import { fillTemplate } from '../../query/plan-cache.js';
 import { entityReadTemplates, readValues, type EntityReadTemplates } from '../../query/read-plans.js';
@@ -78,7 +79,7 @@ export function readByKey(svc: ServiceContext, req: ODataRequest, principal: Pri
     const { templates, format, context } = plan;
     const values = readValues(company?.id, step.keyConditions ?? []);
     const query = fillTemplate(templates.rows, values);
-    const cancellable = (): [{ kind: 'row'; query: ReturnType<typeof fillTemplate> }] => [{ kind: 'row', query: fillTemplate(templates.cancellableRows, values) }];
+    const cancellable = (): ReadStep[] => [{ kind: 'row', query: fillTemplate(templates.cancellableRows, values) }];
     return andThen(runners.reads.run({ steps: [{ kind: 'row', query }], cancellable, cost: templates.cost }), (results): ODataResponse | undefined => {
       const first = results[0];
       const row = first?.kind === 'row' ? first.row : undefined;
