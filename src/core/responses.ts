@@ -68,10 +68,27 @@ export function collectionJoinedResponse(entities: string | Uint8Array, context:
   return { status: 200, headers: { 'Content-Type': jsonContentType(format), 'OData-Version': '4.0' }, body };
 }
 
+/** What entity texts of one context URL and format have in common: the body's head and the content type. */
+export interface EntityTextFrame {
+  /** `{"@odata.context":"...",` that replaces the text's `{`; undefined without metadata. */
+  readonly head: string | undefined;
+  readonly contentType: string;
+}
+
+/** The frame of entity texts with `context` in `format` (made once by a caller that answers many: operations/read-by-key.ts). */
+export function entityTextFrame(context: string, format: JsonFormat): EntityTextFrame {
+  return { head: format.metadata !== 'none' ? `{"@odata.context":${JSON.stringify(context)},` : undefined, contentType: jsonContentType(format) };
+}
+
+/** One entity whose JSON text was written by the database, with its ETag header, in a frame: the same bytes as entityResponse. */
+export function framedEntityTextResponse(status: number, entity: string, etag: string, frame: EntityTextFrame): ODataResponse {
+  const body = frame.head === undefined ? entity : frame.head + entity.slice(1);
+  return { status, headers: { 'Content-Type': frame.contentType, ETag: etag, 'OData-Version': '4.0' }, body };
+}
+
 /** One entity whose JSON text was written by the database, with its ETag header: the same bytes as entityResponse. */
 export function entityTextResponse(status: number, entity: string, etag: string, context: string, format: JsonFormat): ODataResponse {
-  const body = format.metadata !== 'none' ? `{"@odata.context":${JSON.stringify(context)},${entity.slice(1)}` : entity;
-  return { status, headers: { 'Content-Type': jsonContentType(format), ETag: etag, 'OData-Version': '4.0' }, body };
+  return framedEntityTextResponse(status, entity, etag, entityTextFrame(context, format));
 }
 
 /** 204 No Content with optional headers. */

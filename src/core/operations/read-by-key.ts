@@ -22,21 +22,21 @@ import { entityReadTemplates, readValues, type EntityReadTemplates } from '../..
 import { contextPath, contextUrl } from '../../serialize/context-url.js';
 import { rowEtag } from '../../serialize/entity-json.js';
 import { andThen, type MaybePromise } from '../../util/maybe-promise.js';
-import { negotiateJson, type JsonFormat } from '../format.js';
+import { negotiateJson } from '../format.js';
 import type { KeyRead } from '../key-read-paths.js';
 import { operationContext } from '../operation-context.js';
 import type { OperationRunners } from '../operation-runners.js';
 import type { ODataRequest, ODataResponse, Principal } from '../request.js';
 import { resolveCompany, type CompanyIdentity } from '../resolve-company.js';
-import { entityTextResponse } from '../responses.js';
+import { entityTextFrame, framedEntityTextResponse, type EntityTextFrame } from '../responses.js';
 import type { ServiceContext } from '../service-context.js';
 import { contextSelect } from './read.js';
 
 /** What a key read keeps per shape and request context: its statements, format and context URL. */
 export interface KeyReadPlan {
   readonly templates: EntityReadTemplates;
-  readonly format: JsonFormat;
   readonly context: string;
+  readonly frame: EntityTextFrame;
 }
 
 /** Plans kept per shape at most (companies x service root URLs x Accept headers); then cleared. */
@@ -76,7 +76,7 @@ export function readByKey(svc: ServiceContext, req: ODataRequest, principal: Pri
     const accept = req.headers['accept'];
     const plan = keyRead.plans.get(company?.id, req.serviceRootUrl, accept, () => planKeyRead(svc, req, principal, keyRead, company, runners, accept));
     if (plan === null) return undefined;
-    const { templates, format, context } = plan;
+    const { templates, context, frame } = plan;
     const values = readValues(company?.id, step.keyConditions ?? []);
     const query = fillTemplate(templates.rows, values);
     const cancellable = (): ReadStep[] => [{ kind: 'row', query: fillTemplate(templates.cancellableRows, values) }];
@@ -87,7 +87,7 @@ export function readByKey(svc: ServiceContext, req: ODataRequest, principal: Pri
       const text = row[JSON_ALIAS] as string;
       // readEntity's budget (a page's, less the context URL and room for the frame).
       if (text.length > Math.max(0, runners.responseBytes - context.length - 4096)) return undefined;
-      return entityTextResponse(200, text, rowEtag(row), context, format);
+      return framedEntityTextResponse(200, text, rowEtag(row), frame);
     });
   });
 }
@@ -107,5 +107,5 @@ function planKeyRead(svc: ServiceContext, req: ODataRequest, principal: Principa
   if (templates === undefined || templates.json === undefined) return null;
   // The root step's context path does not depend on the key (contextPath uses keys for contained steps only).
   const context = contextUrl(req.serviceRootUrl, ctx.contextPrefix, contextPath(keyRead.bound.steps, []), contextSelect(templates.query), true);
-  return { templates, format, context };
+  return { templates, context, frame: entityTextFrame(context, format) };
 }
