@@ -70,9 +70,9 @@ export class KeyReadPaths {
     if (starts.length === 0 || starts.length > 2 || rawPath.includes(DIGIT_FIRST) || rawPath.includes(LETTER_FIRST)) return undefined;
     const shape = this.shapes.get(shapeText(rawPath, starts), () => this.learn(rawPath, starts));
     if (shape === undefined || shape === null) return undefined;
-    const guids = starts.map((s) => rawPath.slice(s, s + GUID_LENGTH).toLowerCase());
-    const key = guids[guids.length - 1] as string;
-    const company: CompanyRef = shape.companyInPath ? { kind: 'path', id: guids[0] as string } : shape.bound.company;
+    const guid = (start: number): string => rawPath.slice(start, start + GUID_LENGTH).toLowerCase();
+    const key = guid(starts[starts.length - 1] as number);
+    const company: CompanyRef = shape.companyInPath ? { kind: 'path', id: guid(starts[0] as number) } : shape.bound.company;
     const step: PathStep = { ...shape.step, key, keyConditions: [{ property: shape.keyProperty, value: key }] };
     return { bound: { ...shape.bound, company, steps: [step] }, options: shape.options, plans: shape.plans };
   }

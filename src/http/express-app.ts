@@ -90,7 +90,7 @@ export function createRequestListener(service: Service): RequestListener {
   const serve = (req: IncomingMessage, res: ServerResponse): Promise<void> | undefined => {
     const header = req.headers['x-request-id'];
     const requestId = typeof header === 'string' && header.length <= 100 ? header : randomUUID();
-    const started = process.hrtime.bigint();
+    const started = log.isLevelEnabled('info') ? process.hrtime.bigint() : 0n;
     if (!cors.inert(req)) {
       // CORS may answer here (a preflight, a refusal) or add fields: the request id goes first.
       res.setHeader('x-request-id', requestId);

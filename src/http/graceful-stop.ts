@@ -17,13 +17,19 @@ export class GracefulStop {
 
   /** `listener`, with its responses in progress counted; once stopping, each says `Connection: close`. */
   track(listener: RequestListener): RequestListener {
+    // One listener for every response (a response closes once): no closure or once-wrapper per request.
+    const open = this.open;
+    const closed = (res: ServerResponse): void => {
+      open.delete(res);
+      if (open.size === 0) this.drained?.();
+    };
+    function onClose(this: ServerResponse): void {
+      closed(this);
+    }
     return (req, res) => {
-      this.open.add(res);
+      open.add(res);
       if (this.stopping) res.setHeader('Connection', 'close');
-      res.once('close', () => {
-        this.open.delete(res);
-        if (this.open.size === 0) this.drained?.();
-      });
+      res.on('close', onClose);
       listener(req, res);
     };
   }

@@ -12,11 +12,18 @@ export function toODataRequest(req: IncomingMessage, serviceRoot: string, body: 
   const fullPath = q < 0 ? url : url.slice(0, q);
   const rawQuery = q < 0 ? '' : url.slice(q + 1);
   const path = fullPath.slice(serviceRoot.length);
-  // node lower-cases header names and joins repeated headers except the few it keeps as arrays.
-  const headers: Record<string, string | undefined> = {};
+  // node lower-cases header names and joins repeated headers except the few it keeps as arrays (which
+  // a request seldom has: then node's own object serves as it is).
+  let headers = req.headers as Record<string, string | undefined>;
   for (const k in req.headers) {
-    const v = req.headers[k];
-    headers[k] = Array.isArray(v) ? v.join(', ') : v;
+    if (Array.isArray(req.headers[k])) {
+      headers = {};
+      for (const name in req.headers) {
+        const v = req.headers[name];
+        headers[name] = Array.isArray(v) ? v.join(', ') : v;
+      }
+      break;
+    }
   }
   const host = req.headers.host ?? 'localhost';
   const protocol = (req.socket as Partial<TLSSocket>).encrypted === true ? 'https' : 'http';
