@@ -188,7 +188,6 @@ function planOptions(ctx: OperationContext, type: EntityType, format: JsonFormat
   return { query: planQuery(input) };
 }
 
-/** The plan of a read of `type` restricted by `conditions`; for collections also its page. */
 /** The per-request values of a read's plan ([now, company, condition values...]) and how to plan its shape with them. */
 function readShape(ctx: OperationContext, kind: ReadKind, type: EntityType, conditions: readonly PathCondition[], format: JsonFormat, options: ReadPlanOptions): { values: SqlValue[]; build: (v: readonly SqlValue[]) => PlannedShape<CachedRead> } {
   const compileOptions = { cancellable: options.cancellable === true };
@@ -232,6 +231,7 @@ function readShape(ctx: OperationContext, kind: ReadKind, type: EntityType, cond
   return { values, build };
 }
 
+/** The plan of a read of `type` restricted by `conditions`; for collections also its page. */
 export function planReadRequest(ctx: OperationContext, kind: ReadKind, type: EntityType, conditions: readonly PathCondition[], format: JsonFormat, options: ReadPlanOptions = {}): { plan: ReadPlan; page?: PagePlan } {
   const { values, build } = readShape(ctx, kind, type, conditions, format, options);
   const key = cacheKey(ctx, kind, type, conditions, format, options);
