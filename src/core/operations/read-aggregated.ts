@@ -4,6 +4,7 @@
  * The statements run through the read executor like every read (db/read-executor.ts): on the event
  * loop, or in a read thread with a deadline when the cost model says so.
  */
+import { pageBudget } from './page-budget.js';
 import type { ReadStep, StepResult } from '../../db/read-steps.js';
 import { aggregatedContextSelect, aggregatedToJson } from '../../serialize/aggregated-json.js';
 import { contextPath, contextUrl } from '../../serialize/context-url.js';
@@ -43,7 +44,7 @@ function readAggregatedOf(ctx: OperationContext, resolved: ResolvedPath): ODataR
   // Instances of several shapes (concat) are described as any structure (Data Aggregation §3.3.1's example).
   const select = aggregation.kind === 'concat' ? ['@Core.AnyStructure'] : aggregatedContextSelect(aggregation.segments[0] ?? []);
   const context = contextUrl(ctx.req.serviceRootUrl, ctx.contextPrefix, contextPath(ctx.path.steps, resolved.keys), select, false);
-  const budget = Math.max(0, ctx.responseBytes - context.length - 4096);
+  const budget = pageBudget(ctx.responseBytes, context);
   const respond = (rows: readonly Record<string, unknown>[], count: number | undefined, nextLink: string | undefined): ODataResponse => {
     const body: Record<string, unknown> = {};
     if (format.metadata !== 'none') body['@odata.context'] = context;

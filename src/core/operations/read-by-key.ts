@@ -31,6 +31,7 @@ import { resolveCompany, type CompanyIdentity } from '../resolve-company.js';
 import { entityTextFrame, framedEntityTextResponse, type EntityTextFrame } from '../responses.js';
 import type { ServiceContext } from '../service-context.js';
 import { contextSelect } from './read.js';
+import { pageBudget } from './page-budget.js';
 
 /** What a key read keeps per shape and request context: its statements, format and context URL. */
 export interface KeyReadPlan {
@@ -85,8 +86,7 @@ export function readByKey(svc: ServiceContext, req: ODataRequest, principal: Pri
       const row = first?.kind === 'row' ? first.row : undefined;
       if (row === undefined) return undefined;
       const text = row[JSON_ALIAS] as string;
-      // readEntity's budget (a page's, less the context URL and room for the frame).
-      if (text.length > Math.max(0, runners.responseBytes - context.length - 4096)) return undefined;
+      if (text.length > pageBudget(runners.responseBytes, context)) return undefined;
       return framedEntityTextResponse(200, text, rowEtag(row), frame);
     });
   });

@@ -24,6 +24,7 @@ import { andThen } from '../../util/maybe-promise.js';
 import { SORT_PREFIX } from '../../query/plan-page.js';
 import { aggregates } from '../../query/plan-apply.js';
 import { countAggregated, readAggregated } from './read-aggregated.js';
+import { pageBudget } from './page-budget.js';
 
 /** The shapes the serializer needs for expanded navigations. */
 export function expandShapes(plans: readonly ExpandPlan[]): ExpandShape[] {
@@ -66,11 +67,6 @@ function rowOf(result: StepResult | undefined): DbRow | undefined {
   return result.row;
 }
 
-/** The characters of a response body a page may fill (limits.maxResponseBytes, or a batch part's share, less room for its frame). */
-function pageBudget(ctx: OperationContext, context: string): number {
-  return Math.max(0, ctx.responseBytes - context.length - 4096);
-}
-
 /**
  * GET of a collection (entity set or collection-valued navigation), one server-driven page. A page
  * ends at the page size or once its body reaches the response budget (limits.maxResponseBytes), and
@@ -88,7 +84,7 @@ function readCollectionOf(ctx: OperationContext, resolved: ResolvedPath): ODataR
   if (page === undefined) throw new Error('collection read without a page plan');
   const { query } = plan;
   const context = contextUrl(ctx.req.serviceRootUrl, ctx.contextPrefix, contextPath(ctx.path.steps, resolved.keys), contextSelect(query), false);
-  const budget = pageBudget(ctx, context);
+  const budget = pageBudget(ctx.responseBytes, context);
   const withPreference = (res: ODataResponse): ODataResponse => {
     if (page.preferenceApplied !== undefined) res.headers['Preference-Applied'] = page.preferenceApplied;
     return res;
@@ -170,7 +166,7 @@ function readEntityOf(ctx: OperationContext, resolved: ResolvedPath): ODataRespo
     const context = contextUrl(ctx.req.serviceRootUrl, ctx.contextPrefix, contextPath(ctx.path.steps, keys), contextSelect(query), true);
     if (plan.json !== undefined) {
       const text = row[JSON_ALIAS] as string;
-      if (text.length > pageBudget(ctx, context)) throw responseTooLarge(ctx);
+      if (text.length > pageBudget(ctx.responseBytes, context)) throw responseTooLarge(ctx);
       return entityTextResponse(200, text, rowEtag(row), context, format);
     }
     return entityResponse(200, type, row, context, { format, links: ctx.links, select: query.read.select, expand: expandShapes(query.expand) });
