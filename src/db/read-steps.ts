@@ -4,6 +4,7 @@
  * cut at the page size or the response budget, or a page of row objects for the JavaScript writer.
  */
 import type { CompiledQuery } from '../sql/compile.js';
+import { splicedJson, type JsonSplice } from '../query/json-splice.js';
 import { assertNever } from '../util/assert-never.js';
 
 /** A row as the database returns it. */
@@ -16,8 +17,9 @@ export type ReadStep =
   /**
    * Rows `[entity JSON, key, version, sort values...]`: their JSON texts joined with commas, at most
    * `size` of them and no more once `budget` characters are reached (the row that passes it is kept).
+   * With `splice`, each text is completed from the row's later columns first (query/json-splice.ts).
    */
-  | { readonly kind: 'page'; readonly query: CompiledQuery; readonly size: number; readonly budget: number }
+  | { readonly kind: 'page'; readonly query: CompiledQuery; readonly size: number; readonly budget: number; readonly splice?: JsonSplice }
   /** Row objects, at most `size` and no more once their text values pass `budget` characters. */
   | { readonly kind: 'rows'; readonly query: CompiledQuery; readonly size: number; readonly budget: number };
 
@@ -79,7 +81,7 @@ export function runStep(conn: StepConnection, step: ReadStep): StepResult {
         if (chars > step.budget) return { kind: 'page', entities: parts.join(','), count: parts.length, last, more: another(it), cut: true };
         const r = it.next();
         if (r.done === true) return { kind: 'page', entities: parts.join(','), count: parts.length, last, more: false, cut: false };
-        const text = r.value[0] as string;
+        const text = step.splice === undefined ? (r.value[0] as string) : splicedJson(r.value, step.splice);
         parts.push(text);
         chars += text.length + 1;
         last = r.value;

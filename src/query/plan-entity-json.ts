@@ -114,6 +114,21 @@ function etagExpr(d: Dialect, version: SqlExpr): SqlExpr {
 }
 
 /**
+ * A member spliced into an entity's JSON text before its closing brace: a text, or an SQL value
+ * whose text is JSON (never NULL).
+ */
+export type JsonPart = string | SqlExpr;
+
+/** The JSON of one entity: its object without expansions, the members that follow them, and both as one text. */
+export interface EntityJson {
+  readonly object: SqlExpr;
+  /** The expansions' members, in order: `,"name":` texts and their values. Empty without expansions. */
+  readonly members: readonly JsonPart[];
+  /** The object with the members spliced in, in SQL (the object itself when there are none). */
+  readonly whole: SqlExpr;
+}
+
+/**
  * The JSON text of one entity: `columns` are the row's entity columns as planRead's entityColumns
  * makes them (aliased by property name, plus the version), `expansions` the expanded navigations.
  * Member order as entityToJson: `@odata.etag`, properties in model order (media as link annotations),
@@ -126,7 +141,7 @@ export function entityJsonExpr(
   select: ReadonlySet<string> | undefined,
   expansions: readonly JsonExpansion[],
   level: LateralJoins,
-): SqlExpr {
+): EntityJson {
   const d = opts.dialect;
   const byAlias = new Map(columns.flatMap((c) => (c.alias === undefined ? [] : [[c.alias, c.expr] as const])));
   const column = (alias: string): SqlExpr => {
@@ -160,18 +175,22 @@ export function entityJsonExpr(
         // built after a sort with a LIMIT, for the rows kept; a cheap object is not offered the level (see
         // the PostgreSQL dialect's jsonObject).
         d.jsonObject(members, minimal ? level : undefined);
-  if (expansions.length === 0) return object;
-  // Expansions are JSON text already: spliced in before the closing brace instead of re-parsed by json().
-  // The object's last member is a scalar, so its text ends in exactly one '}'.
-  const parts: SqlExpr[] = [{ kind: 'call', name: 'rtrim', args: [object, param('}')] }];
+  const parts: JsonPart[] = [];
   for (const x of expansions) {
     if (x.count !== undefined) {
       const count: SqlExpr = { kind: 'call', name: 'coalesce', args: [x.count, { kind: 'constant', value: 0 }] };
       const quote = opts.ieee754Compatible ? '"' : '';
-      parts.push(param(`,${JSON.stringify(`${x.name}@odata.count`)}:${quote}`), count, ...(quote === '' ? [] : [param(quote)]));
+      parts.push(`,${JSON.stringify(`${x.name}@odata.count`)}:${quote}`, count, ...(quote === '' ? [] : [quote]));
     }
-    parts.push(param(`,${JSON.stringify(x.name)}:`), { kind: 'call', name: 'coalesce', args: [x.value, param('null')] });
+    parts.push(`,${JSON.stringify(x.name)}:`, { kind: 'call', name: 'coalesce', args: [x.value, param('null')] });
   }
-  parts.push(param('}'));
-  return d.concat(parts);
+  return { object, members: parts, whole: parts.length === 0 ? object : splicedInSql(d, object, parts) };
+}
+
+/**
+ * Expansions are JSON text already: spliced in before the closing brace instead of re-parsed by json().
+ * The object's last member is a scalar, so its text ends in exactly one '}'.
+ */
+function splicedInSql(d: Dialect, object: SqlExpr, parts: readonly JsonPart[]): SqlExpr {
+  return d.concat([{ kind: 'call', name: 'rtrim', args: [object, param('}')] }, ...parts.map((m) => (typeof m === 'string' ? param(m) : m)), param('}')]);
 }

@@ -103,7 +103,7 @@ function planOne(input: QueryPlanInput, nav: NavigationProperty, options: Expand
     const innerScope = new QueryScope('$it', target, scope.aliases.fresh(), scope.aliases);
     const cols = entityColumns(target, innerScope.alias, scope.aliases, nested.read.select);
     const row = (): SqlExpr => {
-      if (nested.read.json !== undefined) return nested.read.json(innerScope, cols);
+      if (nested.read.json !== undefined) return nested.read.json(innerScope, cols).whole;
       const expandCols = nested.expand.map((e) => e.column(innerScope));
       const nestedJson = new Set(nested.expand.map((e) => e.columnName));
       const countCols = nested.expand.flatMap((e) => (e.countColumn === undefined ? [] : [e.countColumn(innerScope)]));

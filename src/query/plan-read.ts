@@ -10,6 +10,8 @@ import type { OrderItem, SelectColumn, SelectNode, SqlExpr } from '../sql/nodes.
 import { AliasGenerator } from './alias-generator.js';
 import { computedExpr } from './plan-computed.js';
 import { QueryScope } from './query-scope.js';
+import type { EntityJson } from './plan-entity-json.js';
+import type { JsonSplice } from './json-splice.js';
 
 /** Alias of the version column in result rows. */
 export const VERSION_ALIAS = HIDDEN_COLUMNS.version;
@@ -40,7 +42,12 @@ export interface ReadPlanInput {
    * When set, the row is read as one JSON text column (`_json`, built from the entity columns) plus
    * the key and the version, instead of one column per property (see plan-entity-json.ts).
    */
-  readonly json?: (scope: QueryScope, columns: readonly SelectColumn[]) => SqlExpr;
+  readonly json?: (scope: QueryScope, columns: readonly SelectColumn[]) => EntityJson;
+  /**
+   * With `json`: the expansions' values are columns of their own after all others, and the reader
+   * splices them into the `_json` text (query/json-splice.ts), instead of the database.
+   */
+  readonly spliceJson?: true;
 }
 
 /** Alias of the count of a count statement, and of the count that page rows carry (read-plans.ts, aggregated-plans.ts). */
@@ -90,16 +97,23 @@ export function ordersUniquely(type: EntityType, alias: string, order: readonly 
 
 /** Plans the SELECT for a read. Order: conditions, filter, order (key appended unless already unique), limit/offset. */
 export function planRead(input: ReadPlanInput): SelectNode {
+  return planSplicedRead(input).select;
+}
+
+/** planRead, and with `spliceJson` how the reader splices a row's `_json` text (undefined when there is nothing to splice). */
+export function planSplicedRead(input: ReadPlanInput): { select: SelectNode; splice?: JsonSplice } {
   const aliases = new AliasGenerator();
   const t = aliases.fresh();
   const { type } = input;
   const scope = new QueryScope('$it', type, t, aliases);
   const entity = entityColumns(type, t, aliases, input.select);
+  const json = input.json?.(scope, entity);
+  const spliced = json !== undefined && input.spliceJson === true && json.members.length > 0;
   const columns =
-    input.json === undefined
+    json === undefined
       ? entity
       : [
-          { expr: input.json(scope, entity), alias: JSON_ALIAS },
+          { expr: spliced ? json.object : json.whole, alias: JSON_ALIAS },
           { expr: col(t, type.key.name), alias: type.key.name },
           { expr: col(t, HIDDEN_COLUMNS.version), alias: VERSION_ALIAS },
         ];
@@ -111,7 +125,9 @@ export function planRead(input: ReadPlanInput): SelectNode {
   const order: OrderItem[] = [...(input.orderBy?.(scope) ?? [])];
   if (!ordersUniquely(type, t, order)) order.push({ expr: col(t, type.key.name), direction: 'ASC', notNull: true });
   columns.push(...(input.extraColumns?.(scope) ?? []));
-  return select({
+  // The members' values last, so the key, version and sort values keep their places (read.ts).
+  const splice = spliced ? json.members.map((m, i) => (typeof m === 'string' ? m : columns.push({ expr: m, alias: `${SPLICED_PREFIX}${i}` }) - 1)) : undefined;
+  const node = select({
     columns,
     from: { kind: 'table', table: type.table, alias: t },
     joins: scope.joins,
@@ -120,4 +136,8 @@ export function planRead(input: ReadPlanInput): SelectNode {
     limit: input.limit === undefined ? undefined : param(input.limit),
     offset: input.offset === undefined || input.offset === 0 ? undefined : param(input.offset),
   });
+  return splice === undefined ? { select: node } : { select: node, splice };
 }
+
+/** Aliases of the spliced members' value columns: `_m<index in the members>`. */
+const SPLICED_PREFIX = '_m';

@@ -32,7 +32,7 @@ export function storedJsonParts(type: EntityType, dialect: Dialect): StoredJsonP
   if (t !== STORED_ROW_ALIAS) throw new Error('the first alias is not t0');
   const scope = new QueryScope('$it', type, t, aliases);
   const columns = entityColumns(type, t, aliases);
-  const json = entityJsonExpr(type, columns, { dialect, metadata: 'minimal', links: { serviceRootUrl: '', prefix: '' }, ieee754Compatible: false, build: true }, undefined, [], scope);
+  const json = entityJsonExpr(type, columns, { dialect, metadata: 'minimal', links: { serviceRootUrl: '', prefix: '' }, ieee754Compatible: false, build: true }, undefined, [], scope).whole;
   return { json, joins: scope.joins };
 }
 

@@ -18,12 +18,13 @@ import { PlanCache, type PlannedShape, type StatementTemplate } from './plan-cac
 import { sqlJsonMetadata, sqlJsonSupported, type SqlJsonOptions } from './plan-entity-json.js';
 import { planPage, type PagePlan } from './plan-page.js';
 import { planQuery, type PlannedQuery } from './plan-query.js';
-import { COUNT_ALIAS, JSON_ALIAS, planRead, type PathCondition, type ReadPlanInput } from './plan-read.js';
+import { COUNT_ALIAS, JSON_ALIAS, planRead, planSplicedRead, type PathCondition, type ReadPlanInput } from './plan-read.js';
+import type { JsonSplice } from './json-splice.js';
 
 /** What a read runs. */
 export interface ReadPlan {
   readonly query: PlannedQuery;
-  /** Set when the database writes the entities as JSON text (rows are `[json, key, version, sort values...]`). */
+  /** Set when the database writes the entities as JSON text (rows are `[json, key, version, sort values..., spliced members...]`). */
   readonly json?: SqlJsonOptions;
   /** The page of a collection, or the one entity. */
   readonly rows: CompiledQuery;
@@ -47,6 +48,8 @@ export interface ReadPlan {
   readonly countInRows?: true;
   /** With `pageText`: the same page as rows, streamed, for a page text that would pass the response budget. */
   readonly streamRows?: CompiledQuery;
+  /** Set when the entities' expansions are spliced into the JSON texts of `rows` by the reader (query/json-splice.ts). */
+  readonly splice?: JsonSplice;
   /** What the read may cost (read-cost.ts). */
   readonly cost: ReadCost;
 }
@@ -65,6 +68,7 @@ interface CachedRead {
   readonly json?: SqlJsonOptions;
   readonly pageText?: true;
   readonly countInRows?: true;
+  readonly splice?: JsonSplice;
   readonly cost: ReadCost;
 }
 
@@ -206,19 +210,26 @@ function readShape(ctx: OperationContext, kind: ReadKind, type: EntityType, cond
     let value: CachedRead;
     if (kind === 'collection') {
       const page = planPage(ctx, type, query);
-      const rows = planRead({ type, companyId: company, conditions: conds, ...query.read, ...page.read });
+      const read: ReadPlanInput = { type, companyId: company, conditions: conds, ...query.read, ...page.read };
       const pageRows = page.final ? Math.min(ctx.options.top ?? page.size, page.size) : page.size;
       // Each entity, expanded ones too, taken for one of the set: its members as selected, and its etag.
       const entities = pageRows * (1 + expandedRowsPerEntity(query.expand));
       const pageText = shape.json !== undefined && page.final && dialect.pageTextFits(entities, 1 + (query.read.select?.size ?? type.properties.length));
       const cost = readCost('collection', type, query, pageRows, skip);
-      if (pageText && counted) {
-        statements.push(compile(pageTextAndCount(pageTextStatement(dialect, rows), count()), dialect, compileOptions), compile(rows, dialect, compileOptions));
-        return { value: { ...shape, pageText, countInRows: true, cost }, statements };
+      if (pageText) {
+        // The page's text is made in SQL, so each entity's is too.
+        const rows = planRead(read);
+        if (counted) {
+          statements.push(compile(pageTextAndCount(pageTextStatement(dialect, rows), count()), dialect, compileOptions), compile(rows, dialect, compileOptions));
+          return { value: { ...shape, pageText, countInRows: true, cost }, statements };
+        }
+        statements.push(compile(pageTextStatement(dialect, rows), dialect, compileOptions), compile(rows, dialect, compileOptions));
+        value = { ...shape, pageText, cost };
+      } else {
+        const { select: rows, splice } = planSplicedRead({ ...read, spliceJson: true });
+        statements.push(compile(rows, dialect, compileOptions));
+        value = { ...shape, ...(splice === undefined ? {} : { splice }), cost };
       }
-      statements.push(compile(pageText ? pageTextStatement(dialect, rows) : rows, dialect, compileOptions));
-      if (pageText) statements.push(compile(rows, dialect, compileOptions));
-      value = { ...shape, ...(pageText ? { pageText } : {}), cost };
     } else if (kind === 'entity') {
       statements.push(compile(planRead({ type, companyId: company, conditions: conds, select: query.read.select, extraColumns: query.read.extraColumns, json: query.read.json, limit: 1 }), dialect, compileOptions));
       value = { ...shape, cost: readCost('entity', type, query, 1, 0) };
@@ -236,13 +247,13 @@ export function planReadRequest(ctx: OperationContext, kind: ReadKind, type: Ent
   const { values, build } = readShape(ctx, kind, type, conditions, format, options);
   const key = cacheKey(ctx, kind, type, conditions, format, options);
   const planned = key === undefined ? build(values) : cacheOf(ctx).get(key, values, build);
-  const { query, json, pageText, countInRows, cost } = planned.value;
+  const { query, json, pageText, countInRows, splice, cost } = planned.value;
   // The statements in the order build pushes them: rows, then streamRows (pageText), then the count
   // (absent when countInRows, or not asked for).
   const queue = [...planned.statements];
   const rows = queue.shift() as CompiledQuery;
   const streamRows = pageText === true ? queue.shift() : undefined;
-  const plan: ReadPlan = kind === 'count' ? { query, json, rows, count: rows, cost } : { query, json, pageText, countInRows, rows, streamRows, count: queue.shift(), cost };
+  const plan: ReadPlan = kind === 'count' ? { query, json, rows, count: rows, cost } : { query, json, pageText, countInRows, ...(splice === undefined ? {} : { splice }), rows, streamRows, count: queue.shift(), cost };
   return kind === 'collection' ? { plan, page: planPage(ctx, type, query) } : { plan };
 }
 

@@ -94,11 +94,11 @@ function readCollectionOf(ctx: OperationContext, resolved: ResolvedPath): ODataR
     const empty = plan.json !== undefined ? collectionJoinedResponse('', context, format, counted ? 0 : undefined, undefined) : collectionResponse(type, [], context, { format, links: ctx.links, select: query.read.select, expand: expandShapes(query.expand) }, counted ? 0 : undefined);
     return withPreference(empty);
   }
-  // Rows are [entity JSON, key, version, sort values...] (planRead's `json`).
+  // Rows are [entity JSON, key, version, sort values..., spliced members...] (planSplicedRead).
   const column = (row: unknown[], alias: string): unknown => row[alias === type.key.name ? 1 : 3 + Number(alias.slice(SORT_PREFIX.length))];
   const mainStep = (p: ReadPlan): ReadStep => {
     if (p.pageText === true) return { kind: 'row', query: p.rows };
-    if (p.json !== undefined) return { kind: 'page', query: p.rows, size: page.size, budget };
+    if (p.json !== undefined) return { kind: 'page', query: p.rows, size: page.size, budget, ...(p.splice === undefined ? {} : { splice: p.splice }) };
     return { kind: 'rows', query: p.rows, size: page.size, budget };
   };
   const stepsOf = (p: ReadPlan): ReadStep[] => (p.count === undefined ? [mainStep(p)] : [mainStep(p), { kind: 'row', query: p.count }]);
