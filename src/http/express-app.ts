@@ -51,10 +51,16 @@ function send(req: IncomingMessage, res: ServerResponse, r: ODataResponse, reque
   const fields: (string | readonly string[])[] = res.hasHeader('x-request-id') ? [] : ['x-request-id', requestId];
   for (const k in r.headers) fields.push(k, r.headers[k] as string | readonly string[]);
   if (r.headers['OData-Version'] === undefined) fields.push('OData-Version', '4.0');
-  fields.push('Content-Length', String(typeof body === 'string' ? Buffer.byteLength(body) : body.length));
+  // A large text goes out as its UTF-8 bytes: node joins its head to a text body (the body copied once
+  // more) and measured the text's UTF-8 length again to write it.
+  const data = typeof body === 'string' && body.length > LARGE_TEXT ? Buffer.from(body) : body;
+  fields.push('Content-Length', String(typeof data === 'string' ? Buffer.byteLength(data) : data.length));
   res.writeHead(r.status, fields as string[]);
-  res.end(body);
+  res.end(data);
 }
+
+/** Characters from which a text body is sent as bytes (see send). */
+const LARGE_TEXT = 16_384;
 
 /** Sets the response's header fields one by one (the paths that let node or zlib finish the head). */
 function setHeaders(res: ServerResponse, r: ODataResponse, requestId: string): void {
