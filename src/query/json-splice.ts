@@ -5,7 +5,7 @@
  * planSplicedRead). On PostgreSQL the splice in SQL cost the server a fifth of the statement
  * (rtrim measures the text character by character, and each `||` copies the text so far): for the 20
  * ECNs of `$expand=engChangeNoticeComments,engChangeNoticeBOMLines&$top=20`, 620-667 -> 493-520 µs of
- * the server's CPU for the statement in a loop. In JavaScript the slice and the concatenations make
+ * the server's CPU for the statement (less its fallback object) in a loop. In JavaScript the slice and the concatenations make
  * string ropes, flattened once when the page's texts are joined.
  */
 
