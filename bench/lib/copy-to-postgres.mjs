@@ -37,7 +37,8 @@ export async function copyToPostgres(sqliteFile, url) {
     await target.query("SET LOCAL session_replication_role = 'replica'");
     for (const table of tables) {
       const wanted = new Set((await target.query('SELECT column_name FROM information_schema.columns WHERE table_name = $1', [table])).rows.map((r) => r.column_name));
-      const columns = source.prepare(`SELECT name FROM pragma_table_info(?)`).all(table).map((r) => r.name).filter((c) => wanted.has(c));
+      // Not the entity JSON SQLite's triggers kept: PostgreSQL builds its own below.
+      const columns = source.prepare(`SELECT name FROM pragma_table_info(?)`).all(table).map((r) => r.name).filter((c) => wanted.has(c) && c !== '_entityJson');
       if (columns.length === 0) continue;
       const rows = source.prepare(`SELECT ${columns.map(q).join(', ')} FROM ${q(table)}`).raw(true).all();
       for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {

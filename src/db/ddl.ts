@@ -8,6 +8,7 @@ import { sqliteDialect } from '../sql/sqlite-dialect.js';
 import { sqliteColumnType } from './column-types.js';
 import { rowCountersOf } from './row-counters.js';
 import { sortsUniquely } from '../edm/unique-order.js';
+import { keepsEntityJson } from '../edm/keeps-entity-json.js';
 
 const q = (name: string): string => sqliteDialect.quoteIdentifier(name);
 
@@ -99,6 +100,7 @@ export function columnDefs(model: EdmModel, type: EntityType): ColumnDef[] {
     }
   }
   defs.push(...hiddenColumnDefs(type, { int64: 'INTEGER', int32: 'INTEGER', text: 'TEXT' }, q));
+  if (keepsEntityJson(type)) defs.push({ name: HIDDEN_COLUMNS.entityJson, sql: `${q(HIDDEN_COLUMNS.entityJson)} TEXT`, addable: true });
   return defs;
 }
 

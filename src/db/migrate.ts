@@ -4,7 +4,8 @@
  * column, so a restart with a new entity or field keeps every row; the only thing dropped is an index
  * this code derived earlier and the model no longer asks for (it holds no data, every write would keep
  * paying for it, and a unique one would enforce what the model no longer says). Then the related-row
- * counters (row-counters.ts) and the stored ETags (stored-etags.ts).
+ * counters (row-counters.ts), the stored ETags (stored-etags.ts) and the stored entity JSON
+ * (sqlite/sqlite-entity-json.ts).
  */
 import type { EdmModel } from '../edm/model.js';
 import { columnDefs, createTableSql, derivedIndexPrefixes, indexDefs, type IndexDef } from './ddl.js';
@@ -12,6 +13,7 @@ import type { Database } from './database.js';
 import { sqliteDialect } from '../sql/sqlite-dialect.js';
 import { maintainRowCounters } from './row-counters.js';
 import { stampStoredEtags } from './stored-etags.js';
+import { maintainSqliteEntityJson } from './sqlite/sqlite-entity-json.js';
 
 /** A change the model asks for that cannot be applied without losing data or guessing values. */
 export class MigrationError extends Error {}
@@ -26,7 +28,7 @@ export interface MigrationReport {
   readonly recountedCounters: string[];
   /** Rows per table whose stored ETag was missing or stale (written by something else than this service). */
   readonly stampedEtags: Record<string, number>;
-  /** Tables whose rows' stored entity JSON was built again (PostgreSQL: a new or changed definition). */
+  /** Tables whose rows' stored entity JSON was built again (a new or changed definition). */
   readonly rebuiltEntityJson?: string[];
 }
 
@@ -61,6 +63,7 @@ function dropStaleIndexes(db: Database, table: string, wanted: readonly IndexDef
 export function migrate(db: Database, model: EdmModel): MigrationReport {
   let stampedEtags: Record<string, number> = {};
   const recountedCounters: string[] = [];
+  const rebuiltEntityJson: string[] = [];
   const report = { createdTables: [] as string[], addedColumns: [] as string[], droppedIndexes: [] as string[] };
   const ordered = [model.company, ...model.entityTypes.filter((t) => t !== model.company)];
   db.transaction(() => {
@@ -89,6 +92,7 @@ export function migrate(db: Database, model: EdmModel): MigrationReport {
     }
     recountedCounters.push(...maintainRowCounters(db, model));
     stampedEtags = stampStoredEtags(db, model);
+    rebuiltEntityJson.push(...maintainSqliteEntityJson(db, model));
   });
-  return { ...report, recountedCounters, stampedEtags };
+  return { ...report, recountedCounters, stampedEtags, rebuiltEntityJson };
 }

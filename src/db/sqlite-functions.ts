@@ -50,6 +50,9 @@ export function decimalRemainder(a: number, b: number): number | null {
   return Number(`${r}e-${scale}`);
 }
 
+/** true for the name of a function registerSqliteFunctions registers (all of them, and only they, start with `odata_`). */
+export const isServiceFunction = (name: string): boolean => name.startsWith('odata_');
+
 /** Registers the dialect's functions on a connection. */
 export function registerSqliteFunctions(raw: BetterSqlite3.Database): void {
   const text = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));

@@ -101,8 +101,8 @@ export interface Dialect {
   jsonObject(members: readonly { readonly key: string; readonly value: SqlExpr; readonly json: boolean }[], level?: LateralJoins): SqlExpr;
   /**
    * true when the engine keeps each row's entity JSON (odata.metadata=minimal, every property, no
-   * expansion) in the hidden column `_entityJson`, kept by triggers (PostgreSQL:
-   * db/postgres/postgres-entity-json.ts), so reads copy it instead of building it.
+   * expansion) in the hidden column `_entityJson`, kept by triggers (db/postgres/postgres-entity-json.ts,
+   * db/sqlite/sqlite-entity-json.ts), so reads copy it instead of building it (and build it where it is NULL).
    */
   readonly storedEntityJson: boolean;
   /**

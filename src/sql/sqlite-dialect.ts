@@ -113,7 +113,7 @@ export const sqliteDialect: Dialect = {
   remainder: (left, right) => call('odata_remainder', left, right),
   exactDivide: (left, right) => ({ kind: 'binary', operator: '/', left: { kind: 'cast', operand: left, type: 'REAL' }, right }),
   // JSON subtypes do not survive a subquery boundary in SQLite, so embedded JSON text is re-marked with json().
-  storedEntityJson: false,
+  storedEntityJson: true,
   pageTextFits: (entities) => entities <= 50_000,
   jsonObject: (members) => call('json_object', ...members.flatMap((m) => [name(m.key), m.json ? call('json', m.value) : m.value])),
   jsonArrayAgg: (rowJson) => call('coalesce', call('json_group_array', call('json', rowJson)), p('[]')),

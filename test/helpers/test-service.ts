@@ -13,6 +13,7 @@ import type { EntityHooks } from '../../src/hooks/types.js';
 import { FIXTURE_METADATA, SHIPPED_METADATA } from '../fixtures/model.js';
 import { createEmptyDatabase, onPostgres } from './postgres.js';
 import { staleEntityJson } from '../../src/db/postgres/postgres-stale-json.js';
+import { staleSqliteEntityJson } from '../../src/db/sqlite/sqlite-entity-json.js';
 import { setCountsOff } from '../../src/db/postgres/postgres-set-counts.js';
 import { isPoolWait, isUnavailable } from '../../src/db/postgres/postgres-errors.js';
 
@@ -114,19 +115,19 @@ export async function startTestService(
   const company = service.model.company.table;
   const companyIds = seeded?.companyIds ?? (await service.engine.db.all({ sql: `SELECT "id" FROM ${service.engine.dialect.quoteIdentifier(company)} ORDER BY "name"`, params: [] })).map((r) => String(r['id']));
   const close = async (): Promise<void> => {
-    // On PostgreSQL every row's stored entity JSON must be what its columns and lookups give now,
-    // whatever the suite wrote (db/postgres/postgres-entity-json.ts). A database the suite made
-    // unreachable is not checked.
+    // Every row's stored entity JSON must be what its columns and lookups give now, whatever the
+    // suite wrote (db/postgres/postgres-entity-json.ts, db/sqlite/sqlite-entity-json.ts). A database
+    // the suite made unreachable is not checked.
+    const stale = await (service.engine.name === 'postgres' ? staleEntityJson : staleSqliteEntityJson)(service.engine.db, service.model).catch((e: unknown) => {
+      if (isUnavailable(e) || isPoolWait(e) || (e as { message?: unknown } | null)?.message === 'The database connection is not open') return {};
+      throw e;
+    });
+    if (Object.keys(stale).length > 0) {
+      await service.close();
+      await pg?.drop();
+      throw new Error(`stored entity JSON out of date after the suite, rows per table: ${JSON.stringify(stale)}`);
+    }
     if (service.engine.name === 'postgres') {
-      const stale = await staleEntityJson(service.engine.db, service.model).catch((e: unknown) => {
-        if (isUnavailable(e) || isPoolWait(e)) return {};
-        throw e;
-      });
-      if (Object.keys(stale).length > 0) {
-        await service.close();
-        await pg?.drop();
-        throw new Error(`stored entity JSON out of date after the suite, rows per table: ${JSON.stringify(stale)}`);
-      }
       // And every whole set's kept count must be its number of rows (db/postgres/postgres-set-counts.ts).
       const off = await setCountsOff(service.engine.db, service.model).catch((e: unknown) => {
         if (isUnavailable(e) || isPoolWait(e)) return [];

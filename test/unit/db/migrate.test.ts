@@ -57,7 +57,7 @@ describe('schema from the model', () => {
     const indexes = (db.raw.prepare(`SELECT name FROM sqlite_master WHERE type='index' AND tbl_name='engChangeNoticeComments'`).all() as { name: string }[]).map((i) => i.name);
     expect(indexes).toContain('engChangeNoticeComments_ix_engChangeNoticeId');
     // A second run changes nothing.
-    expect(migrate(db, model)).toEqual({ createdTables: [], addedColumns: [], droppedIndexes: [], recountedCounters: [], stampedEtags: {} });
+    expect(migrate(db, model)).toEqual({ createdTables: [], addedColumns: [], droppedIndexes: [], recountedCounters: [], stampedEtags: {}, rebuiltEntityJson: [] });
     db.close();
   });
 
