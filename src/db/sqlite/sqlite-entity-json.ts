@@ -4,9 +4,10 @@
  * comments and BOM lines, 490 µs of SQLite's time as the objects were built, 241 µs copying them
  * (the statement in a loop on the bench data). The JSON is the object query/plan-stored-json.ts
  * defines, kept by triggers in the database, so every writer's change counts:
- * - AFTER INSERT, and AFTER UPDATE when a column it reads changed or it is NULL, the row's JSON is
- *   built again (SQLite's BEFORE triggers cannot set the new row's columns, so the trigger updates the
- *   row; SQLite does not fire a trigger from its own statement, so that update ends there);
+ * - AFTER INSERT (of a row with its stored ETag), and AFTER UPDATE when a column it reads changed or
+ *   the text was set to NULL, the row's JSON is built again (SQLite's BEFORE triggers cannot set the
+ *   new row's columns, so the trigger updates the row; that update does not fire it again, also where
+ *   a connection turned recursive_triggers on);
  * - AFTER a change on each table a lookup reads, the rows that reach the changed row (before and
  *   after the change) get NULL, which makes their own trigger build it again.
  * A trigger runs in every connection that writes, a sqlite3 shell's too, where the service's
@@ -108,11 +109,17 @@ function rowTriggersSql(type: EntityType, json: KeptJson): string[] {
   const build = buildSql(type, json, col('new', 'rowid'));
   const olds = storedJsonInputs(type, 'old');
   const news = storedJsonInputs(type, 'new');
-  const changed = anyOf({ kind: 'isNull', operand: col('new', JSON_COLUMN), negated: false }, ...olds.map((o, i) => bin('IS NOT', o, news[i] as SqlExpr)));
+  // Cleared (a lookup's row changed), or a shown column changed. Not its own UPDATE that built the
+  // text (or found it cannot: NULL again), which fires it again where recursive_triggers is on.
+  const cleared = bin('AND', { kind: 'isNull', operand: col('new', JSON_COLUMN), negated: false }, { kind: 'isNull', operand: col('old', JSON_COLUMN), negated: true });
+  const changed = anyOf(cleared, ...olds.map((o, i) => bin('IS NOT', o, news[i] as SqlExpr)));
   if (typeof changed === 'boolean') throw new Error('no inputs');
   const table = q(type.table);
   return [
-    `CREATE TRIGGER ${q(rowTrigger(type, 'insert'))} AFTER INSERT ON ${table} BEGIN ${build}; END`,
+    // A row inserted without its stored ETag (a bulk import, a writer that knows nothing of it) could
+    // keep no JSON, whose @odata.etag is that text: the trigger does not run for it, and start-up's
+    // stamping of the ETag (db/stored-etags.ts), an UPDATE, builds it.
+    `CREATE TRIGGER ${q(rowTrigger(type, 'insert'))} AFTER INSERT ON ${table} WHEN ${exprText(bin('=', col('new', HIDDEN_COLUMNS.etagVersion), col('new', HIDDEN_COLUMNS.version)))} BEGIN ${build}; END`,
     `CREATE TRIGGER ${q(rowTrigger(type, 'update'))} AFTER UPDATE ON ${table} WHEN ${exprText(changed)} BEGIN ${build}; END`,
   ];
 }
