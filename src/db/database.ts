@@ -184,6 +184,10 @@ export function openDatabase(file: string): Database {
   raw.pragma('busy_timeout = 5000');
   raw.pragma('synchronous = NORMAL');
   raw.pragma('case_sensitive_like = ON');
+  // The statement journal in memory instead of a temporary file: a statement on a table with triggers
+  // (counters, kept entity JSON) inside a longer transaction copies each page it changes again there
+  // first, and as a file that was ~11 writes of 4 KiB an INSERT (12 µs of 20, measured in a loop).
+  raw.pragma('temp_store = MEMORY');
   forgetValueSamples(raw);
   registerSqliteFunctions(raw);
   return new Database(raw);
