@@ -37,6 +37,8 @@ export interface ImportOptions {
   readonly companyId: string | undefined;
   /** Called once per committed batch (progress). */
   readonly onBatch?: (imported: number, refused: number) => void;
+  /** Insert the rows without their stored ETags, which start-up stores (WriteIdentity.bulk): the import command's choice. */
+  readonly bulk?: boolean;
 }
 
 /** A row the import refused: its line (and element of a JSON file) and the error the API would have answered. */
@@ -92,7 +94,7 @@ function storedValues(values: Map<Property, unknown>): RowValues {
 /** Imports `records` into `type`; resolves with what was imported and refused (atomic: rejects with ImportRefusedError). */
 export async function importRows(svc: ServiceContext, type: EntityType, records: AsyncIterable<DataRecord>, options: ImportOptions): Promise<ImportReport> {
   const requestId = `import-${type.entitySet}`;
-  const identity: WriteIdentity = { companyId: options.companyId, principal: options.principal, requestId, now: new Date() };
+  const identity: WriteIdentity = { companyId: options.companyId, principal: options.principal, requestId, now: new Date(), ...(options.bulk === true ? { bulk: true } : {}) };
   const hooks = svc.hooks.forType(type);
   const batchSize = Math.max(1, options.batchSize ?? 2000);
   const refused: RefusedRow[] = [];

@@ -26,6 +26,11 @@ export interface WriteIdentity {
   readonly principal: Principal;
   readonly requestId: string;
   readonly now: Date;
+  /**
+   * A bulk load (ecn-odata import): rows are inserted without their stored ETags (WriteStamp.bulk),
+   * which start-up stores later.
+   */
+  readonly bulk?: boolean;
 }
 
 /** Deeper nesting of hook-made writes than this is a rule that keeps triggering itself. */
@@ -86,7 +91,7 @@ export class WriteSession {
     forThisRun(row);
     // With no validateWrite rule to see the row first, the INSERT checks its references (prepareInsert).
     const hooks = svc.hooks.forType(type);
-    const stamp = { userId: identity.principal.userId, now: identity.now, numbers: this.numbers };
+    const stamp = { userId: identity.principal.userId, now: identity.now, numbers: this.numbers, ...(identity.bulk === true ? { bulk: true } : {}) };
     const guard = await prepareInsert(svc, tx, type, identity.companyId, row, stamp, parent, hooks?.validateWrite === undefined);
     const after = rowOfValues(type, row);
     await this.validate(type, { op: 'create', after });

@@ -10,6 +10,7 @@ import { ImportRefusedError, importRows, inOuterTransaction } from '../../../src
 import type { EntityType } from '../../../src/edm/model.js';
 import { startTestService, type TestService } from '../../helpers/test-service.js';
 import { dataFiles, HEADER, principal } from './import-files.js';
+import { formatEtag } from '../../../src/serialize/etag.js';
 
 const { dir: workDir, csv } = dataFiles('import-rows-');
 
@@ -40,6 +41,20 @@ test('valid rows are written with the defaults a POST gets (number series, curre
   ]);
   expect(got[0].number).toMatch(/^ECN\d{6}$/);
   expect(got[0]['@odata.etag']).toMatch(/^W\//);
+});
+
+test('bulk: rows are written without their stored ETag texts; reads compute the same ETags, and writes store them', async () => {
+  const file = csv('bulk.csv', [HEADER, 'New,COST,BULK-1,Item,,5']);
+  expect(await importRows(t.service.context, ecnType, readDataFile(file, ecnType), { mode: 'skip', principal, companyId: cronus, bulk: true })).toEqual({ imported: 1, refused: [] });
+  const stored = () => t.service.db.raw.prepare(`SELECT "id", "_version", "_etag", "_etagOf" FROM "engChangeNotices" WHERE "drawingNumber" = 'BULK-1'`).get() as { id: string; _version: number; _etag: string | null; _etagOf: number | null };
+  const row = stored();
+  expect([row._etag, row._etagOf]).toEqual([null, null]);
+  const read = await t.call('GET', `/companies(${cronus})/engChangeNotices(${row.id})`);
+  expect(read.json['@odata.etag']).toBe(formatEtag(row._version));
+  expect(read.headers['ETag']).toBe(formatEtag(row._version));
+  expect((await t.call('PATCH', `/companies(${cronus})/engChangeNotices(${row.id})`, { body: { drawingNumber: 'BULK-2' }, headers: { 'if-match': read.json['@odata.etag'] } })).status).toBe(200);
+  const after = t.service.db.raw.prepare(`SELECT "_version", "_etag", "_etagOf" FROM "engChangeNotices" WHERE "id" = ?`).get(row.id) as { _version: number; _etag: string; _etagOf: number };
+  expect([after._etag, after._etagOf]).toEqual([formatEtag(after._version), after._version]);
 });
 
 test('skip: each refused row is reported with its line and the API error; the others are imported', async () => {

@@ -15,6 +15,9 @@ import { startTestService, type TestService } from '../../../helpers/test-servic
 import { staleSqliteEntityJson } from '../../../../src/db/sqlite/sqlite-entity-json.js';
 import { formatEtag } from '../../../../src/serialize/etag.js';
 import { FIXTURE_METADATA } from '../../../fixtures/model.js';
+import { importRows } from '../../../../src/data/import-rows.js';
+import { readDataFile } from '../../../../src/data/data-file.js';
+import { principal } from '../../data/import-files.js';
 
 let dir: string;
 let file: string;
@@ -167,6 +170,48 @@ test("values only the service's functions spell keep no text, are answered from 
   await ok('PATCH', `engChangeNoticeBOMLines(${id})`, { description: 'kept again' });
   expect(JSON.parse(String(kept('engChangeNoticeBOMLines', id)))).toMatchObject({ id, quantityPer: 2.5, description: 'kept again' });
   await expectFresh('engChangeNoticeBOMLines');
+});
+
+test('a connection with recursive_triggers on writes too: a trigger does not fire itself again', () => {
+  const conn = new Database(file);
+  try {
+    conn.pragma('busy_timeout = 5000');
+    conn.pragma('recursive_triggers = ON');
+    const { id } = conn.prepare('SELECT "id" FROM "engChangeNoticeBOMLines" LIMIT 1').get() as { id: string };
+    // A value the trigger cannot spell (NULL), then one it can: neither loops.
+    conn.prepare('UPDATE "engChangeNoticeBOMLines" SET "quantityPer" = ? WHERE "id" = ?').run(3e-9, id);
+    expect(kept('engChangeNoticeBOMLines', id)).toBeNull();
+    conn.prepare('UPDATE "engChangeNoticeBOMLines" SET "quantityPer" = ? WHERE "id" = ?').run(4, id);
+    expect(JSON.parse(String(kept('engChangeNoticeBOMLines', id)))).toMatchObject({ id, quantityPer: 4 });
+    conn.prepare('UPDATE "changeReasons" SET "description" = "description" || ?').run('!');
+  } finally {
+    conn.close();
+  }
+});
+
+test('rows a bulk import wrote keep no JSON until start-up stores their ETags, which builds it', async () => {
+  const type = t.service.model.entityTypeBySet.get('engChangeNotices');
+  if (type === undefined) throw new Error('engChangeNotices');
+  const csvFile = path.join(dir, 'bulk.csv');
+  const [one, two] = (shell.prepare('SELECT "code" FROM "changeReasons" WHERE "_companyId" = ? ORDER BY "code" LIMIT 2').all(t.companyIds[0]) as { code: string }[]).map((r) => r.code);
+  fs.writeFileSync(csvFile, `status,changeReasonCode,drawingNumber\nNew,${one ?? ''},BULK-A\nNew,${two ?? ''},BULK-B\n`);
+  const report = await importRows(t.service.context, type, readDataFile(csvFile, type), { mode: 'skip', principal, companyId: t.companyIds[0], bulk: true });
+  expect(report.imported).toBe(2);
+  const rows = () => shell.prepare(`SELECT "id", "_entityJson" AS j FROM "engChangeNotices" WHERE "drawingNumber" LIKE 'BULK-%' ORDER BY "drawingNumber"`).all() as { id: string; j: string | null }[];
+  expect(rows().map((r) => r.j)).toEqual([null, null]);
+  await expectFresh('engChangeNotices', "startswith(drawingNumber,'BULK-')");
+  // Start-up (another service on the file) stores the ETags, and the UPDATE builds the JSON.
+  const next = await startTestService({ dbFile: file, engine: 'sqlite', seed: false });
+  try {
+    const built = rows();
+    expect(built.every((r) => r.j !== null)).toBe(true);
+    const got = (await next.call('GET', `${base}/engChangeNotices(${built[0]?.id ?? ''})`)).json as Json;
+    const { ['@odata.context']: _, ...entity } = got;
+    expect(JSON.parse(String(built[0]?.j))).toEqual(entity);
+  } finally {
+    await next.close();
+  }
+  expect(await stale()).toEqual({});
 });
 
 test('a changed model builds the JSON of its rows again at start-up, and a lookup it drops leaves no trigger', async () => {
