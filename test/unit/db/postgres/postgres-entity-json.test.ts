@@ -14,6 +14,7 @@ import { createEmptyDatabase, type EmptyDatabase } from '../../../helpers/postgr
 import { startTestService, type TestService } from '../../../helpers/test-service.js';
 import { staleEntityJson } from '../../../../src/db/postgres/postgres-stale-json.js';
 import { FIXTURE_METADATA } from '../../../fixtures/model.js';
+import { entityJsonChecks, type Json } from '../../../helpers/entity-json-checks.js';
 
 let database: EmptyDatabase;
 let t: TestService;
@@ -28,30 +29,10 @@ afterAll(async () => {
   await database.drop();
 });
 
-type Json = Record<string, unknown>;
 /** A lookup's fallback with what a SQL literal must escape (the trigger's text holds it as one). */
 const FALLBACK = `O'Brien \\ $1 "none"`;
-const ok = async (method: string, url: string, body?: unknown, status = method === 'POST' ? 201 : method === 'DELETE' ? 204 : 200): Promise<Json> => {
-  const r = await t.call(method, `${base}/${url}`, { body, headers: method === 'PATCH' || method === 'DELETE' ? { 'If-Match': '*' } : {} });
-  expect(`${method} ${url} ${r.status} ${r.status === status ? '' : r.text}`).toBe(`${method} ${url} ${status} `);
-  return r.json as Json;
-};
 const stored = (): Promise<Record<string, number>> => staleEntityJson(t.service.engine.db, t.service.model);
-
-/** GET of a set: each entity as stored, and as built from its columns (all properties named in $select but the last is the key again). */
-async function expectFresh(set: string, filter = ''): Promise<Json[]> {
-  const type = t.service.model.entityTypes.find((x) => x.entitySet === set);
-  if (type === undefined) throw new Error(set);
-  const all = type.properties.filter((p) => p.storage.kind !== 'media').map((p) => p.name);
-  const q = filter === '' ? '' : `&$filter=${encodeURIComponent(filter)}`;
-  const whole = (await ok('GET', `${set}?$top=1000${q}`)).value as Json[];
-  // Every property but the first non-key one: the object built from the columns, then compared with it added back.
-  const dropped = all.find((n) => n !== type.key.name) as string;
-  const built = (await ok('GET', `${set}?$top=1000${q}&$select=${all.filter((n) => n !== dropped).join(',')}`)).value as Json[];
-  expect(whole.map(({ [dropped]: _, ...rest }) => rest)).toEqual(built);
-  expect(await stored()).toEqual({});
-  return whole;
-}
+const { ok, expectFresh, taskEmailFollowsItsLookups } = entityJsonChecks(() => t, () => base, stored);
 
 test('the seeded rows keep their JSON, and reads copy it', async () => {
   expect(await stored()).toEqual({});
@@ -100,24 +81,7 @@ test('a lookup follows the row it reads: changed by the service, by SQL of anoth
   await expectFresh('engChangeNotices');
 });
 
-test('the e-mail of a task follows its user, the user\'s contact (two hops) and the work center group, and the user\'s deletion', async () => {
-  const tasks = await expectFresh('engChangeOrderTasks', "assignedTo eq 'JSMITH'");
-  expect(tasks.length).toBeGreaterThan(0);
-  const [user] = ((await ok('GET', "userSetups?$filter=userId eq 'JSMITH'")).value as Json[]) as [Json];
-  const [contact] = ((await ok('GET', `contacts?$filter=number eq '${user['contactNo'] as string}'`)).value as Json[]) as [Json];
-  await ok('PATCH', `contacts(${contact['id'] as string})`, { email: 'contact@changed.example' });
-  expect((await expectFresh('engChangeOrderTasks', "assignedTo eq 'JSMITH'")).map((x) => x['assignedEmail'])).toEqual(tasks.map(() => 'contact@changed.example'));
-  await ok('PATCH', `userSetups(${user['id'] as string})`, { email: 'user@changed.example' });
-  expect((await expectFresh('engChangeOrderTasks', "assignedTo eq 'JSMITH'")).map((x) => x['assignedEmail'])).toEqual(tasks.map(() => 'user@changed.example'));
-  await ok('DELETE', `userSetups(${user['id'] as string})`);
-  expect((await expectFresh('engChangeOrderTasks', "assignedTo eq 'JSMITH'")).map((x) => x['assignedEmail'])).not.toContain('user@changed.example');
-  // A new user with that id is found again (an inserted row).
-  await ok('POST', 'userSetups', { userId: 'JSMITH', email: 'back@again.example' });
-  expect((await expectFresh('engChangeOrderTasks', "assignedTo eq 'JSMITH'")).map((x) => x['assignedEmail'])).toEqual(tasks.map(() => 'back@again.example'));
-  const [group] = ((await ok('GET', "workCenterGroups?$filter=code eq 'WC-QA'")).value as Json[]) as [Json];
-  await ok('PATCH', `workCenterGroups(${group['id'] as string})`, { email: 'qa@changed.example' });
-  expect((await expectFresh('engChangeOrderTasks', "workCenterGroupCode eq 'WC-QA' and assignedTo eq null")).map((x) => x['assignedEmail'])).toContain('qa@changed.example');
-});
+test("the e-mail of a task follows its user, the user's contact (two hops) and the work center group, and the user's deletion", () => taskEmailFollowsItsLookups());
 
 test('exists properties follow the related rows, and counting past zero builds nothing again', async () => {
   const ecn = await ok('POST', 'engChangeNotices', { drawingNumber: 'D-EXISTS' });

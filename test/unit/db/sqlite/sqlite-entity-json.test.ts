@@ -15,6 +15,7 @@ import { startTestService, type TestService } from '../../../helpers/test-servic
 import { staleSqliteEntityJson } from '../../../../src/db/sqlite/sqlite-entity-json.js';
 import { formatEtag } from '../../../../src/serialize/etag.js';
 import { FIXTURE_METADATA } from '../../../fixtures/model.js';
+import { entityJsonChecks, type Json } from '../../../helpers/entity-json-checks.js';
 import { importRows } from '../../../../src/data/import-rows.js';
 import { readDataFile } from '../../../../src/data/data-file.js';
 import { principal } from '../../data/import-files.js';
@@ -39,28 +40,9 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-type Json = Record<string, unknown>;
-const ok = async (method: string, url: string, body?: unknown, status = method === 'POST' ? 201 : method === 'DELETE' ? 204 : 200): Promise<Json> => {
-  const r = await t.call(method, `${base}/${url}`, { body, headers: method === 'PATCH' || method === 'DELETE' ? { 'If-Match': '*' } : {} });
-  expect(`${method} ${url} ${r.status} ${r.status === status ? '' : r.text}`).toBe(`${method} ${url} ${status} `);
-  return r.json as Json;
-};
 const stale = (): Promise<Record<string, number>> => staleSqliteEntityJson(t.service.engine.db, t.service.model);
+const { ok, expectFresh, taskEmailFollowsItsLookups } = entityJsonChecks(() => t, () => base, stale);
 const kept = (table: string, id: unknown): unknown => (shell.prepare(`SELECT "_entityJson" AS j FROM "${table}" WHERE "id" = ?`).get(id) as { j: unknown }).j;
-
-/** GET of a set: each entity as stored, and as built from its columns (every property but one in $select). */
-async function expectFresh(set: string, filter = ''): Promise<Json[]> {
-  const type = t.service.model.entityTypes.find((x) => x.entitySet === set);
-  if (type === undefined) throw new Error(set);
-  const all = type.properties.filter((p) => p.storage.kind !== 'media').map((p) => p.name);
-  const q = filter === '' ? '' : `&$filter=${encodeURIComponent(filter)}`;
-  const whole = (await ok('GET', `${set}?$top=1000${q}`)).value as Json[];
-  const dropped = all.find((n) => n !== type.key.name) as string;
-  const built = (await ok('GET', `${set}?$top=1000${q}&$select=${all.filter((n) => n !== dropped).join(',')}`)).value as Json[];
-  expect(whole.map(({ [dropped]: _, ...rest }) => rest)).toEqual(built);
-  expect(await stale()).toEqual({});
-  return whole;
-}
 
 test('no trigger names a function of the service: a connection without them writes every table', () => {
   const triggers = shell.prepare(`SELECT name, sql FROM sqlite_schema WHERE type = 'trigger' AND name LIKE '\\_json%' ESCAPE '\\'`).all() as { name: string; sql: string }[];
@@ -112,20 +94,7 @@ test('a lookup follows the row it reads: changed by the service, by a connection
   await expectFresh('engChangeNotices');
 });
 
-test("the e-mail of a task follows its user, the user's contact (two hops) and the work center group, and the user's deletion", async () => {
-  const tasks = await expectFresh('engChangeOrderTasks', "assignedTo eq 'JSMITH'");
-  expect(tasks.length).toBeGreaterThan(0);
-  const [user] = ((await ok('GET', "userSetups?$filter=userId eq 'JSMITH'")).value as Json[]) as [Json];
-  const [contact] = ((await ok('GET', `contacts?$filter=number eq '${user['contactNo'] as string}'`)).value as Json[]) as [Json];
-  await ok('PATCH', `contacts(${contact['id'] as string})`, { email: 'contact@changed.example' });
-  expect((await expectFresh('engChangeOrderTasks', "assignedTo eq 'JSMITH'")).map((x) => x['assignedEmail'])).toEqual(tasks.map(() => 'contact@changed.example'));
-  await ok('PATCH', `userSetups(${user['id'] as string})`, { email: 'user@changed.example' });
-  expect((await expectFresh('engChangeOrderTasks', "assignedTo eq 'JSMITH'")).map((x) => x['assignedEmail'])).toEqual(tasks.map(() => 'user@changed.example'));
-  await ok('DELETE', `userSetups(${user['id'] as string})`);
-  expect((await expectFresh('engChangeOrderTasks', "assignedTo eq 'JSMITH'")).map((x) => x['assignedEmail'])).not.toContain('user@changed.example');
-  await ok('POST', 'userSetups', { userId: 'JSMITH', email: 'back@again.example' });
-  expect((await expectFresh('engChangeOrderTasks', "assignedTo eq 'JSMITH'")).map((x) => x['assignedEmail'])).toEqual(tasks.map(() => 'back@again.example'));
-});
+test("the e-mail of a task follows its user, the user's contact (two hops) and the work center group, and the user's deletion", () => taskEmailFollowsItsLookups());
 
 test('exists properties follow the related rows, and counting past zero builds nothing again', async () => {
   const ecn = await ok('POST', 'engChangeNotices', { drawingNumber: 'D-EXISTS' });
