@@ -88,18 +88,18 @@ function keptJson(type: EntityType): KeptJson | undefined {
   return { kept: onlyIf(exact, expr), built: json, exact, joins };
 }
 
-/** `(SELECT <json> FROM <table> AS t0 ... WHERE t0.rowid = <rowid>)` */
-function jsonOfRow(type: EntityType, json: KeptJson, rowid: SqlExpr, which: 'kept' | 'built'): SqlExpr {
+/** `(SELECT <kept JSON> FROM <table> AS t0 ... WHERE t0.rowid = <rowid>)` */
+function jsonOfRow(type: EntityType, json: KeptJson, rowid: SqlExpr): SqlExpr {
   return {
     kind: 'subquery',
-    query: select({ columns: [{ expr: json[which] }], from: { kind: 'table', table: type.table, alias: STORED_ROW_ALIAS }, joins: json.joins, where: bin('=', col(STORED_ROW_ALIAS, 'rowid'), rowid) }),
+    query: select({ columns: [{ expr: json.kept }], from: { kind: 'table', table: type.table, alias: STORED_ROW_ALIAS }, joins: json.joins, where: bin('=', col(STORED_ROW_ALIAS, 'rowid'), rowid) }),
   };
 }
 
 /** `UPDATE <table> SET _entityJson = <kept JSON> WHERE rowid = <rowid>`; `rowid` of the table itself: every row. */
 function buildSql(type: EntityType, json: KeptJson, rowid: SqlExpr): string {
   const where = bin('=', col(type.table, 'rowid'), rowid);
-  return statementText({ kind: 'update', table: type.table, set: [{ column: JSON_COLUMN, value: jsonOfRow(type, json, rowid, 'kept') }], where });
+  return statementText({ kind: 'update', table: type.table, set: [{ column: JSON_COLUMN, value: jsonOfRow(type, json, rowid) }], where });
 }
 
 const rowTrigger = (type: EntityType, event: 'insert' | 'update'): string => `_jsonrow_${type.table}_${event}`;
@@ -213,7 +213,8 @@ export function maintainSqliteEntityJson(db: Database, model: EdmModel): string[
 /**
  * Rows whose stored entity JSON is not what a trigger would keep now: the object reads build (the
  * service's functions included) where a trigger can build it, NULL elsewhere. The tests run it after
- * every SQLite suite (test/helpers/test-service.ts); `UPDATE "<table>" SET "_entityJson" = NULL` mends it.
+ * every SQLite suite (test/helpers/test-service.ts); `UPDATE "<table>" SET "_entityJson" = NULL` builds a
+ * stale text again (a row without one gets it with its next change, or its ETag's stamping).
  */
 export async function staleSqliteEntityJson(s: Pick<Statements, 'get'>, model: EdmModel): Promise<Record<string, number>> {
   const stale: Record<string, number> = {};
