@@ -1,8 +1,8 @@
 /**
  * What the tests of the stored entity JSON share on both engines (test/unit/db/postgres/postgres-entity-json.test.ts,
  * test/unit/db/sqlite/sqlite-entity-json.test.ts): calls that must answer their status, a set read
- * both as stored and as built from the columns, and the lookups of a task's e-mail followed through
- * the service's writes.
+ * both as stored and as built from the columns, the lookups of a task's e-mail followed through the
+ * service's writes, and the exists properties through the related rows.
  */
 import type { TestService } from './test-service.js';
 
@@ -52,5 +52,33 @@ export function entityJsonChecks(t: () => TestService, base: () => string, stale
     expect((await expectFresh('engChangeOrderTasks', "workCenterGroupCode eq 'WC-QA' and assignedTo eq null")).map((x) => x['assignedEmail'])).toContain('qa@changed.example');
   };
 
-  return { ok, expectFresh, taskEmailFollowsItsLookups };
+  /**
+   * Exists properties follow the related rows (POST, DELETE, another connection's SQL), a counter that
+   * moves past zero builds nothing again, and a cascade leaves nothing stale.
+   */
+  const existsFollowRelatedRows = async (): Promise<void> => {
+    const ecn = await ok('POST', 'engChangeNotices', { drawingNumber: 'D-EXISTS' });
+    const id = ecn['id'] as string;
+    expect(ecn['bomCommentExists']).toBe(false);
+    const first = await ok('POST', `engChangeNotices(${id})/engChangeNoticeComments`, { comment: 'one' });
+    expect((await ok('GET', `engChangeNotices(${id})`))['bomCommentExists']).toBe(true);
+    // A marked text (a write of the column alone keeps what it writes) shows whether the next write builds the JSON again.
+    await t().query(`UPDATE "engChangeNotices" SET "_entityJson" = "_entityJson" || ' ' WHERE "id" = ?`, [id]);
+    await ok('POST', `engChangeNotices(${id})/engChangeNoticeComments`, { comment: 'two' });
+    const [kept] = await t().query('SELECT "_count_engChangeNoticeComments" AS "n", "_entityJson" AS "j" FROM "engChangeNotices" WHERE "id" = ?', [id]);
+    expect(Number(kept?.['n'])).toBe(2); // the counter was written, from 1 to 2...
+    expect(String(kept?.['j']).endsWith(' ')).toBe(true); // ...and the JSON, which shows only whether it is above zero, was kept
+    await t().query(`UPDATE "engChangeNotices" SET "_entityJson" = NULL WHERE "id" = ?`, [id]);
+    await ok('DELETE', `engChangeNotices(${id})/engChangeNoticeComments(${first['id'] as string})`);
+    expect((await ok('GET', `engChangeNotices(${id})`))['bomCommentExists']).toBe(true);
+    await t().query('DELETE FROM "engChangeNoticeComments" WHERE "engChangeNoticeId" = ?', [id]);
+    expect((await ok('GET', `engChangeNotices(${id})`))['bomCommentExists']).toBe(false);
+    await expectFresh('engChangeNotices');
+    // A deleted ECN takes its comments with it (a cascade), and nothing is left stale.
+    await ok('POST', `engChangeNotices(${id})/engChangeNoticeComments`, { comment: 'three' });
+    await ok('DELETE', `engChangeNotices(${id})`);
+    expect(await stale()).toEqual({});
+  };
+
+  return { ok, expectFresh, taskEmailFollowsItsLookups, existsFollowRelatedRows };
 }

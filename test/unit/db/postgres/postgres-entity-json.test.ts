@@ -32,7 +32,7 @@ afterAll(async () => {
 /** A lookup's fallback with what a SQL literal must escape (the trigger's text holds it as one). */
 const FALLBACK = `O'Brien \\ $1 "none"`;
 const stored = (): Promise<Record<string, number>> => staleEntityJson(t.service.engine.db, t.service.model);
-const { ok, expectFresh, taskEmailFollowsItsLookups } = entityJsonChecks(() => t, () => base, stored);
+const { ok, expectFresh, taskEmailFollowsItsLookups, existsFollowRelatedRows } = entityJsonChecks(() => t, () => base, stored);
 
 test('the seeded rows keep their JSON, and reads copy it', async () => {
   expect(await stored()).toEqual({});
@@ -83,25 +83,7 @@ test('a lookup follows the row it reads: changed by the service, by SQL of anoth
 
 test("the e-mail of a task follows its user, the user's contact (two hops) and the work center group, and the user's deletion", () => taskEmailFollowsItsLookups());
 
-test('exists properties follow the related rows, and counting past zero builds nothing again', async () => {
-  const ecn = await ok('POST', 'engChangeNotices', { drawingNumber: 'D-EXISTS' });
-  const id = ecn['id'] as string;
-  expect(ecn['bomCommentExists']).toBe(false);
-  const first = await ok('POST', `engChangeNotices(${id})/engChangeNoticeComments`, { comment: 'one' });
-  expect((await ok('GET', `engChangeNotices(${id})`))['bomCommentExists']).toBe(true);
-  // A marked text (a write of the column alone keeps what it writes) shows whether the next write builds the JSON again.
-  await t.query(`UPDATE "engChangeNotices" SET "_entityJson" = "_entityJson" || ' ' WHERE "id" = ?`, [id]);
-  await ok('POST', `engChangeNotices(${id})/engChangeNoticeComments`, { comment: 'two' });
-  const [kept] = await t.query('SELECT "_count_engChangeNoticeComments" AS "n", "_entityJson" AS "j" FROM "engChangeNotices" WHERE "id" = ?', [id]);
-  expect(kept?.['n']).toBe(2); // the counter was written, from 1 to 2...
-  expect(String(kept?.['j']).endsWith(' ')).toBe(true); // ...and the JSON, which shows only whether it is above zero, was kept
-  await t.query(`UPDATE "engChangeNotices" SET "_entityJson" = NULL WHERE "id" = ?`, [id]);
-  await ok('DELETE', `engChangeNotices(${id})/engChangeNoticeComments(${first['id'] as string})`);
-  expect((await ok('GET', `engChangeNotices(${id})`))['bomCommentExists']).toBe(true);
-  await t.query('DELETE FROM "engChangeNoticeComments" WHERE "engChangeNoticeId" = ?', [id]);
-  expect((await ok('GET', `engChangeNotices(${id})`))['bomCommentExists']).toBe(false);
-  await expectFresh('engChangeNotices');
-});
+test('exists properties follow the related rows, and counting past zero builds nothing again', () => existsFollowRelatedRows());
 
 test('a row moved to another company reads that company\'s rows; a writer\'s own session settings and rights do not change the JSON', async () => {
   const [cronus, other] = t.companyIds as [string, string];

@@ -41,7 +41,7 @@ afterAll(async () => {
 });
 
 const stale = (): Promise<Record<string, number>> => staleSqliteEntityJson(t.service.engine.db, t.service.model);
-const { ok, expectFresh, taskEmailFollowsItsLookups } = entityJsonChecks(() => t, () => base, stale);
+const { ok, expectFresh, taskEmailFollowsItsLookups, existsFollowRelatedRows } = entityJsonChecks(() => t, () => base, stale);
 const kept = (table: string, id: unknown): unknown => (shell.prepare(`SELECT "_entityJson" AS j FROM "${table}" WHERE "id" = ?`).get(id) as { j: unknown }).j;
 
 test('no trigger names a function of the service: a connection without them writes every table', () => {
@@ -96,29 +96,7 @@ test('a lookup follows the row it reads: changed by the service, by a connection
 
 test("the e-mail of a task follows its user, the user's contact (two hops) and the work center group, and the user's deletion", () => taskEmailFollowsItsLookups());
 
-test('exists properties follow the related rows, and counting past zero builds nothing again', async () => {
-  const ecn = await ok('POST', 'engChangeNotices', { drawingNumber: 'D-EXISTS' });
-  const id = ecn['id'] as string;
-  expect(ecn['bomCommentExists']).toBe(false);
-  const first = await ok('POST', `engChangeNotices(${id})/engChangeNoticeComments`, { comment: 'one' });
-  expect((await ok('GET', `engChangeNotices(${id})`))['bomCommentExists']).toBe(true);
-  // A marked text shows whether the next write builds the JSON again.
-  shell.prepare(`UPDATE "engChangeNotices" SET "_entityJson" = "_entityJson" || ' ' WHERE "id" = ?`).run(id);
-  await ok('POST', `engChangeNotices(${id})/engChangeNoticeComments`, { comment: 'two' });
-  const row = shell.prepare('SELECT "_count_engChangeNoticeComments" AS n, "_entityJson" AS j FROM "engChangeNotices" WHERE "id" = ?').get(id) as { n: number; j: string };
-  expect(row.n).toBe(2);
-  expect(row.j.endsWith(' ')).toBe(true);
-  shell.prepare(`UPDATE "engChangeNotices" SET "_entityJson" = NULL WHERE "id" = ?`).run(id);
-  await ok('DELETE', `engChangeNotices(${id})/engChangeNoticeComments(${first['id'] as string})`);
-  expect((await ok('GET', `engChangeNotices(${id})`))['bomCommentExists']).toBe(true);
-  shell.prepare('DELETE FROM "engChangeNoticeComments" WHERE "engChangeNoticeId" = ?').run(id);
-  expect((await ok('GET', `engChangeNotices(${id})`))['bomCommentExists']).toBe(false);
-  await expectFresh('engChangeNotices');
-  // A deleted ECN takes its comments with it (a cascade), and nothing is left stale.
-  await ok('POST', `engChangeNotices(${id})/engChangeNoticeComments`, { comment: 'three' });
-  await ok('DELETE', `engChangeNotices(${id})`);
-  expect(await stale()).toEqual({});
-});
+test('exists properties follow the related rows, and counting past zero builds nothing again', () => existsFollowRelatedRows());
 
 test("values only the service's functions spell keep no text, are answered from the columns, and a later write keeps it again", async () => {
   const [line] = (await expectFresh('engChangeNoticeBOMLines')) as [Json];
