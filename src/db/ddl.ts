@@ -22,7 +22,8 @@ export interface ColumnDef {
 
 /**
  * The framework's hidden columns of a type's table, the same on every engine but for the type names
- * (`types`): row version, stored ETag and the version it was made for, related-row counters, row secret.
+ * (`types`): row version, stored ETag and the version it was made for, related-row counters, row secret,
+ * and the row's entity JSON where its type keeps it (keepsEntityJson).
  */
 export function hiddenColumnDefs(type: EntityType, types: { readonly int64: string; readonly int32: string; readonly text: string }, quote: (name: string) => string): ColumnDef[] {
   const defs: ColumnDef[] = [
@@ -32,6 +33,7 @@ export function hiddenColumnDefs(type: EntityType, types: { readonly int64: stri
   ];
   for (const c of rowCountersOf(type)) defs.push({ name: c.column, sql: `${quote(c.column)} ${types.int32} NOT NULL DEFAULT 0`, addable: true });
   if (type.secret !== undefined) defs.push({ name: HIDDEN_COLUMNS.secret, sql: `${quote(HIDDEN_COLUMNS.secret)} ${types.text}`, addable: true });
+  if (keepsEntityJson(type)) defs.push({ name: HIDDEN_COLUMNS.entityJson, sql: `${quote(HIDDEN_COLUMNS.entityJson)} ${types.text}`, addable: true });
   return defs;
 }
 
@@ -100,7 +102,6 @@ export function columnDefs(model: EdmModel, type: EntityType): ColumnDef[] {
     }
   }
   defs.push(...hiddenColumnDefs(type, { int64: 'INTEGER', int32: 'INTEGER', text: 'TEXT' }, q));
-  if (keepsEntityJson(type)) defs.push({ name: HIDDEN_COLUMNS.entityJson, sql: `${q(HIDDEN_COLUMNS.entityJson)} TEXT`, addable: true });
   return defs;
 }
 

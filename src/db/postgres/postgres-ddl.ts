@@ -10,7 +10,6 @@ import { HIDDEN_COLUMNS, type EdmModel, type EntityType, type Property } from '.
 import { storageClass, type StorageClass } from '../column-types.js';
 import { foreignKeys, hiddenColumnDefs, indexDefs, storedProperties, type ColumnDef, type ForeignKey } from '../ddl.js';
 import { postgresDialect } from './postgres-dialect.js';
-import { keepsEntityJson } from '../../edm/keeps-entity-json.js';
 
 /** Quotes an identifier. */
 export const q = (name: string): string => postgresDialect.quoteIdentifier(name);
@@ -80,7 +79,6 @@ export function postgresColumnDefs(model: EdmModel, type: EntityType): ColumnDef
     if (isKey && type.scope === 'company') defs.push({ name: HIDDEN_COLUMNS.company, sql: `${q(HIDDEN_COLUMNS.company)} ${TEXT} NOT NULL`, addable: false });
   }
   defs.push(...hiddenColumnDefs(type, { int64: 'bigint', int32: 'integer', text: 'text' }, q));
-  if (keepsEntityJson(type)) defs.push({ name: HIDDEN_COLUMNS.entityJson, sql: `${q(HIDDEN_COLUMNS.entityJson)} text`, addable: true });
   return defs;
 }
 
