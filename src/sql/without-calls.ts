@@ -117,45 +117,12 @@ export function withoutCalls(e: SqlExpr, removed: (name: string) => boolean): Wi
   }
 }
 
-/** true when `e` calls a function `removed` names, anywhere (subqueries included). */
+/**
+ * true when `e` calls a function `removed` names, anywhere (subqueries included): exactly when taking
+ * the calls out could change its value.
+ */
 export function exprUses(e: SqlExpr, removed: (name: string) => boolean): boolean {
-  switch (e.kind) {
-    case 'column':
-    case 'param':
-    case 'constant':
-    case 'name':
-    case 'star':
-      return false;
-    case 'call':
-      return removed(e.name) || e.args.some((a) => exprUses(a, removed));
-    case 'binary':
-      return exprUses(e.left, removed) || exprUses(e.right, removed);
-    case 'not':
-    case 'negate':
-    case 'isNull':
-    case 'isTrue':
-    case 'cast':
-      return exprUses(e.operand, removed);
-    case 'like':
-      return exprUses(e.operand, removed) || exprUses(e.pattern, removed);
-    case 'inList':
-      return exprUses(e.operand, removed) || e.items.some((i) => exprUses(i, removed));
-    case 'aggregate':
-      return e.arg !== undefined && exprUses(e.arg, removed);
-    case 'rowNumber':
-      return orderUses(e.orderBy, removed);
-    case 'exists':
-    case 'subquery':
-      return selectUses(e.query, removed);
-    case 'case':
-      return (
-        (e.base !== undefined && exprUses(e.base, removed)) ||
-        e.whens.some((w) => exprUses(w.when, removed) || exprUses(w.then, removed)) ||
-        (e.otherwise !== undefined && exprUses(e.otherwise, removed))
-      );
-    default:
-      return assertNever(e, 'SQL expression');
-  }
+  return withoutCalls(e, removed).exact !== true;
 }
 
 function orderUses(items: readonly OrderItem[], removed: (name: string) => boolean): boolean {
