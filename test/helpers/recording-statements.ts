@@ -1,5 +1,10 @@
-/** Statements that record what they run, and an entity type by name: for tests that check the statements a write makes. */
+/**
+ * Statements that record what they run, the reads a service's engine receives, and an entity type by
+ * name: for tests that check the statements a write or a read makes.
+ */
 import type { Statements } from '../../src/db/engine.js';
+import type { ReadRequest } from '../../src/db/read-executor.js';
+import type { TestService } from './test-service.js';
 import type { EdmModel, EntityType } from '../../src/edm/model.js';
 import type { CompiledQuery } from '../../src/sql/compile.js';
 
@@ -11,6 +16,19 @@ export function recording(tx: Statements, seen: CompiledQuery[]): Statements {
     run: (q) => (seen.push(q), tx.run(q)),
     runReturning: (q) => (seen.push(q), tx.runReturning(q)),
   };
+}
+
+/** What `body` returns, and the reads the engine of `t` received meanwhile. */
+export async function recordingReads<T>(t: TestService, body: () => Promise<T>): Promise<{ value: T; reads: ReadRequest[] }> {
+  const reads: ReadRequest[] = [];
+  const runner = t.service.engine.reads;
+  const run = runner.run.bind(runner);
+  runner.run = (read) => (reads.push(read), run(read));
+  try {
+    return { value: await body(), reads };
+  } finally {
+    runner.run = run;
+  }
 }
 
 /** The model's entity type `name` (throws when there is none). */

@@ -8,6 +8,7 @@
 import { onPostgres } from '../helpers/postgres.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 import type { ReadRequest } from '../../src/db/read-executor.js';
+import { recordingReads } from '../helpers/recording-statements.js';
 import { PostgresDatabase } from '../../src/db/postgres/postgres-database.js';
 
 let t: TestService;
@@ -23,17 +24,9 @@ const p = (n: number): string => (postgres ? `$${n}` : '?');
 
 /** The reads a request runs, as the engine receives them. */
 async function readsOf(url: string): Promise<{ reads: ReadRequest[]; json: Record<string, unknown> }> {
-  const reads: ReadRequest[] = [];
-  const runner = t.service.engine.reads;
-  const run = runner.run.bind(runner);
-  runner.run = (read) => (reads.push(read), run(read));
-  try {
-    const r = await t.call('GET', url);
-    expect(r.status).toBe(200);
-    return { reads, json: r.json };
-  } finally {
-    runner.run = run;
-  }
+  const { value: r, reads } = await recordingReads(t, () => t.call('GET', url));
+  expect(r.status).toBe(200);
+  return { reads, json: r.json };
 }
 
 async function countOf(path: string): Promise<number> {

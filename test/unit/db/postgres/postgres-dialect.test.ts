@@ -15,7 +15,7 @@
 import pg from 'pg';
 import { createEmptyDatabase, type EmptyDatabase } from '../../../helpers/postgres.js';
 import { startTestService, type TestService } from '../../../helpers/test-service.js';
-import type { ReadRequest } from '../../../../src/db/read-executor.js';
+import { recordingReads } from '../../../helpers/recording-statements.js';
 
 let database: EmptyDatabase;
 let t: TestService;
@@ -42,15 +42,8 @@ afterAll(async () => {
 
 /** The one statement a GET runs. */
 async function statementOf(url: string): Promise<{ sql: string; params: readonly unknown[] }> {
-  const reads: ReadRequest[] = [];
-  const runner = t.service.engine.reads;
-  const run = runner.run.bind(runner);
-  runner.run = (read) => (reads.push(read), run(read));
-  try {
-    expect((await t.call('GET', url)).status).toBe(200);
-  } finally {
-    runner.run = run;
-  }
+  const { value: r, reads } = await recordingReads(t, () => t.call('GET', url));
+  expect(r.status).toBe(200);
   const steps = reads.flatMap((r) => r.steps);
   expect(steps).toHaveLength(1);
   const step = steps[0];

@@ -15,6 +15,7 @@ import { startTestService, type TestService } from '../../../helpers/test-servic
 import { staleEntityJson } from '../../../../src/db/postgres/postgres-stale-json.js';
 import { FIXTURE_METADATA } from '../../../fixtures/model.js';
 import { entityJsonChecks, type Json } from '../../../helpers/entity-json-checks.js';
+import { recordingReads } from '../../../helpers/recording-statements.js';
 
 let database: EmptyDatabase;
 let t: TestService;
@@ -43,16 +44,8 @@ test('the seeded rows keep their JSON, and reads copy it', async () => {
 
 test('the exact SQL of a read of whole entities: the stored text, the object built from the columns only where there is none', async () => {
   const [c] = await t.query('SELECT "id", "engChangeNoticeId" AS "e" FROM "engChangeNoticeComments" WHERE "_companyId" = ? ORDER BY "id" LIMIT 1', [t.companyIds[0]]);
-  const reads: { sql: string; params: readonly unknown[] }[] = [];
-  const runner = t.service.engine.reads;
-  const run = runner.run.bind(runner);
-  runner.run = (read) => (reads.push(...read.steps.map((x) => x.query)), run(read));
-  let body: Json;
-  try {
-    body = await ok('GET', `engChangeNotices(${String(c?.['e'])})/engChangeNoticeComments(${String(c?.['id'])})`);
-  } finally {
-    runner.run = run;
-  }
+  const { value: body, reads: recorded } = await recordingReads(t, () => ok('GET', `engChangeNotices(${String(c?.['e'])})/engChangeNoticeComments(${String(c?.['id'])})`));
+  const reads = recorded.flatMap((r) => r.steps.map((x) => x.query));
   const q = reads.at(-1);
   const built =
     'CAST((SELECT row_to_json("_j".*) FROM (SELECT CASE WHEN ("t0"."_etagOf" = "t0"."_version") THEN "t0"."_etag" ELSE odata_etag("t0"."_version") END AS "@odata.etag", ' +

@@ -16,6 +16,7 @@ import { staleSqliteEntityJson } from '../../../../src/db/sqlite/sqlite-entity-j
 import { formatEtag } from '../../../../src/serialize/etag.js';
 import { FIXTURE_METADATA } from '../../../fixtures/model.js';
 import { entityJsonChecks, type Json } from '../../../helpers/entity-json-checks.js';
+import { recordingReads } from '../../../helpers/recording-statements.js';
 import { importRows } from '../../../../src/data/import-rows.js';
 import { readDataFile } from '../../../../src/data/data-file.js';
 import { principal } from '../../data/import-files.js';
@@ -60,16 +61,8 @@ test('the seeded rows keep their JSON, and reads copy it', async () => {
 
 test('the exact SQL of a read of one entity: the stored text, the object built from the columns only where there is none', async () => {
   const [c] = await t.query('SELECT "id", "engChangeNoticeId" AS "e" FROM "engChangeNoticeComments" WHERE "_companyId" = ? ORDER BY "id" LIMIT 1', [t.companyIds[0]]);
-  const reads: { sql: string; params: readonly unknown[] }[] = [];
-  const runner = t.service.engine.reads;
-  const run = runner.run.bind(runner);
-  runner.run = (read) => (reads.push(...read.steps.map((x) => x.query)), run(read));
-  let body: Json;
-  try {
-    body = await ok('GET', `engChangeNotices(${String(c?.['e'])})/engChangeNoticeComments(${String(c?.['id'])})`);
-  } finally {
-    runner.run = run;
-  }
+  const { value: body, reads: recorded } = await recordingReads(t, () => ok('GET', `engChangeNotices(${String(c?.['e'])})/engChangeNoticeComments(${String(c?.['id'])})`));
+  const reads = recorded.flatMap((r) => r.steps.map((x) => x.query));
   const built =
     `json_object('@odata.etag', CASE WHEN ("t0"."_etagOf" = "t0"."_version") THEN "t0"."_etag" ELSE odata_etag("t0"."_version") END, ` +
     `'id', "t0"."id", 'engChangeNoticeId', "t0"."engChangeNoticeId", 'lineNo', "t0"."lineNo", 'date', "t0"."date", 'comment', "t0"."comment", 'userId', "t0"."userId", 'lastModifiedDateTime', "t0"."lastModifiedDateTime")`;
