@@ -6,13 +6,15 @@
  * revocation takes effect for every request sent after it committed (reads of one event-loop turn
  * share a snapshot that opened after those requests arrived: db/shared-reads.ts). One indexed read per
  * cache epoch (SQLite: per read snapshot, so per request or per event-loop turn over HTTP; PostgreSQL:
- * per short period, so another instance's revocation counts within it) checks the version; the
- * lookups it spares cost four statements and a hash (≈ 18 µs of a 41 µs GET by key, measured).
+ * per short period, so another instance's revocation counts within it, and after a write of this
+ * instance that changed the version) checks the version; the lookups it spares cost four statements
+ * and a hash (≈ 18 µs of a 41 µs GET by key, measured).
  * Token expiry is checked on every use, cached or not.
  */
 import type { Engine } from '../db/engine.js';
 import type { Principal } from '../core/request.js';
 import { andThen, type MaybePromise } from '../util/maybe-promise.js';
+import { ACCESS_VERSION_SQL } from '../db/auth-tables.js';
 
 /** A company row's identity. */
 export interface CompanyIdentity {
@@ -29,7 +31,7 @@ export interface VerifiedToken {
 /** Entries per map before it is emptied (bounds memory against many distinct tokens or names). */
 const MAX_ENTRIES = 10_000;
 
-const VERSION_SQL = { sql: 'SELECT "version" FROM "_accessVersion" WHERE "id" = 1', params: [] };
+const VERSION_SQL = { sql: ACCESS_VERSION_SQL, params: [] };
 
 function remember<V>(map: Map<string, V>, key: string, value: V): V {
   if (map.size >= MAX_ENTRIES) map.clear();

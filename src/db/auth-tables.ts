@@ -7,6 +7,9 @@
 import type { Database } from './database.js';
 import { quoteIdentifier } from '../sql/quote-identifier.js';
 
+/** Reads the access version (one row, "version"), on either engine. */
+export const ACCESS_VERSION_SQL = 'SELECT "version" FROM "_accessVersion" WHERE "id" = 1';
+
 /** Creates the auth tables if missing; `companyTable` is the model's company table. */
 export function createAuthTables(db: Database, companyTable: string): void {
   const company = quoteIdentifier(companyTable);

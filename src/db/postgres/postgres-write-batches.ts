@@ -49,6 +49,10 @@
  * change set with 16 clients, 475-512 -> 815-844 req/s). A part after one that failed is not started
  * (the job fails with the first part's error, TransactionPartError).
  *
+ * A batch can end with a read (`closingRead`) sent with its COMMIT, no round trip of its own: what it
+ * answers is the database as of that commit, this batch's writes included, and is told before any job
+ * of the batch settles. The engine reads the access version so (postgres-engine.ts).
+ *
  * SERIALIZABLE stays the safety net: a writer that does not take the turn (another program, a
  * statement outside a transaction) can still conflict; then the whole batch is rolled back and runs
  * again, a few times apart at random, before its jobs fail with the error (a 503 to retry).
@@ -93,6 +97,12 @@ interface Job {
   readonly reject: (error: unknown) => void;
 }
 
+/** A read that ends every batch that commits, and who is told its first row (see the file comment). */
+export interface ClosingRead {
+  readonly sql: string;
+  readonly committed: (row: Record<string, unknown> | undefined) => void;
+}
+
 type Outcome = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: unknown };
 
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -124,11 +134,13 @@ export class PostgresWriteBatches {
   /**
    * @param database the pool (a batch holds one of its connections)
    * @param timeoutMs the connections' statement_timeout (the request time limit), for the message of a write it ended
+   * @param closingRead read with each batch's COMMIT, its row told before the batch's jobs settle
    * @param maxBatch the most jobs one COMMIT covers (bounds how long one batch holds the lock)
    */
   constructor(
     private readonly database: PostgresDatabase,
     private readonly timeoutMs: number,
+    private readonly closingRead?: ClosingRead,
     private readonly maxBatch = 32,
   ) {}
 
@@ -258,8 +270,12 @@ export class PostgresWriteBatches {
       }
       // PostgreSQL ends a transaction a failed statement aborted with ROLLBACK, even when asked to COMMIT
       // (a job that caught that statement's error): then nothing of the batch was written.
+      // Sent, not awaited: the COMMIT follows it on the connection (it fails only with the transaction).
+      const closing = this.closingRead === undefined ? undefined : driverQuery(client, this.closingRead.sql);
+      closing?.catch(() => undefined);
       const end = await driverQuery(client, 'COMMIT');
       if (end.command !== 'COMMIT') throw new Error('the write transaction was rolled back at its end: one of its statements had failed');
+      if (closing !== undefined) this.closingRead?.committed((await closing).rows[0]);
       return answers;
     } catch (e) {
       // Also when the turn was not given (BEGIN ran; a simple query stops at its first failed statement).

@@ -5,6 +5,7 @@
  * take turns changed what they read; lock waits and cancelled
  * statements map to the OData errors SQLite's give; the cache epoch moves with local writes.
  */
+import { jest } from '@jest/globals';
 import { createEmptyDatabase, type EmptyDatabase } from '../../../helpers/postgres.js';
 import { openPostgresEngine, type PostgresEngine } from '../../../../src/db/postgres/postgres-engine.js';
 import { openPostgres } from '../../../../src/db/postgres/postgres-database.js';
@@ -444,8 +445,31 @@ test('a transaction in parts inside an outer transaction is a savepoint of it', 
   expect((await engine.db.all(q('SELECT "id" FROM "x" ORDER BY "id"'))).map((r) => r['id'])).toEqual([130, 132]);
 });
 
-test('the cache epoch moves after a local write (another instance\'s write counts within its short period)', async () => {
-  const before = engine.cacheEpoch;
-  await engine.transaction(async (tx) => tx.run(q('INSERT INTO "x" ("id") VALUES ($1)', [5])));
-  expect(engine.cacheEpoch).not.toBe(before);
+test('the cache epoch moves after a local write that changed the access version, not after other writes (another instance\'s counts within its short period)', async () => {
+  // One period throughout (the epoch also moves when it ends).
+  const now = jest.spyOn(Date, 'now').mockReturnValue(Date.now());
+  try {
+    // The first batch tells the version the engine had not seen yet.
+    await engine.transaction(async (tx) => tx.run(q('INSERT INTO "x" ("id") VALUES ($1)', [4])));
+    const before = engine.cacheEpoch;
+    await engine.transaction(async (tx) => tx.run(q('INSERT INTO "x" ("id") VALUES ($1)', [5])));
+    await Promise.all([6, 7].map((id) => engine.transaction(async (tx) => tx.run(q('INSERT INTO "x" ("id") VALUES ($1)', [id])))));
+    expect(engine.cacheEpoch).toBe(before);
+    // As the triggers on the access tables do, in a batch with another write.
+    // Moved when either write's promise settles: the requests after it check the version.
+    const seen = await Promise.all([
+      engine.transaction(async (tx) => tx.run(q('INSERT INTO "x" ("id") VALUES ($1)', [8]))).then(() => engine.cacheEpoch),
+      engine.transaction(async (tx) => tx.run(q('UPDATE "_accessVersion" SET "version" = "version" + 1 WHERE "id" = 1'))).then(() => engine.cacheEpoch),
+    ]);
+    expect(seen[0]).not.toBe(before);
+    expect(seen[1]).toBe(seen[0]);
+    const after = engine.cacheEpoch;
+    await engine.transaction(async (tx) => tx.run(q('INSERT INTO "x" ("id") VALUES ($1)', [9])));
+    expect(engine.cacheEpoch).toBe(after);
+    // A statement of db outside a transaction moves it, as before.
+    await engine.db.run(q('INSERT INTO "x" ("id") VALUES ($1)', [10]));
+    expect(engine.cacheEpoch).not.toBe(after);
+  } finally {
+    now.mockRestore();
+  }
 });
