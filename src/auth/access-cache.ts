@@ -42,8 +42,10 @@ function remember<V>(map: Map<string, V>, key: string, value: V): V {
 /** The cache; one per service (connection). */
 export class AccessCache {
   private version: unknown = undefined;
-  /** The read snapshot the version was last read in (-1: none). */
+  /** The cache epoch the version was last read in (-1: none). */
   private checkedIn = -1;
+  /** The read of the version under way (PostgreSQL), and the epoch it began in. */
+  private pending: { readonly epoch: number; readonly read: Promise<void> } | undefined;
   private readonly tokens = new Map<string, VerifiedToken>();
   private readonly principals = new Map<string, Principal | null>();
   private readonly companies = new Map<string, CompanyIdentity | null>();
@@ -53,20 +55,41 @@ export class AccessCache {
   /**
    * Empties the cache when the access tables changed since the last check; once per request, before
    * any lookup. Requests that share a read snapshot (db/shared-reads.ts) share one check: nothing can
-   * change within a snapshot.
+   * change within a snapshot; those of one epoch that arrive while its read is under way wait for it.
+   * A read answered later (PostgreSQL) counts for the epoch it began in: one that moved meanwhile (a
+   * write that changed the version committed) is checked again.
    */
   refresh(): MaybePromise<void> {
     const epoch = this.engine.cacheEpoch;
     if (epoch !== -1 && epoch === this.checkedIn) return;
-    return andThen(this.engine.db.get(VERSION_SQL), (row) => {
+    if (epoch !== -1 && this.pending?.epoch === epoch) return this.pending.read;
+    let later = false;
+    const checked = andThen(this.engine.db.get(VERSION_SQL), (row) => {
+      if (!later) {
+        // Answered at once (SQLite): in the read snapshot the read itself may have opened.
+        this.checkedIn = this.engine.cacheEpoch;
+      } else {
+        if (this.pending?.epoch === epoch) this.pending = undefined;
+        // A read of an older epoch that answered after a newer one's tells nothing new.
+        if (epoch < this.checkedIn) return;
+        this.checkedIn = epoch;
+      }
       const version = row?.['version'];
-      this.checkedIn = this.engine.cacheEpoch;
       if (version === this.version) return;
       this.version = version;
       this.tokens.clear();
       this.principals.clear();
       this.companies.clear();
     });
+    later = true;
+    if (checked instanceof Promise) {
+      this.pending = { epoch, read: checked };
+      // A failed read is the caller's error; the next request reads again.
+      checked.catch(() => {
+        if (this.pending?.epoch === epoch) this.pending = undefined;
+      });
+    }
+    return checked;
   }
 
   /** A verified token, from the cache or from `verify` (only successes are kept). */
