@@ -49,9 +49,9 @@
  * change set with 16 clients, 475-512 -> 815-844 req/s). A part after one that failed is not started
  * (the job fails with the first part's error, TransactionPartError).
  *
- * A batch can end with a read (`closingRead`) sent with its COMMIT, no round trip of its own: what it
- * answers is the database as of that commit, this batch's writes included, and is told before any job
- * of the batch settles. The engine reads the access version so (postgres-engine.ts).
+ * A batch can end with a read (`closingRead`) sent in one message with its COMMIT, no round trip of
+ * its own: what it answers is the database as of that commit, this batch's writes included, and is
+ * told before any job of the batch settles. The engine reads the access version so (postgres-engine.ts).
  *
  * SERIALIZABLE stays the safety net: a writer that does not take the turn (another program, a
  * statement outside a transaction) can still conflict; then the whole batch is rolled back and runs
@@ -270,12 +270,14 @@ export class PostgresWriteBatches {
       }
       // PostgreSQL ends a transaction a failed statement aborted with ROLLBACK, even when asked to COMMIT
       // (a job that caught that statement's error): then nothing of the batch was written.
-      // Sent, not awaited: the COMMIT follows it on the connection (it fails only with the transaction).
-      const closing = this.closingRead === undefined ? undefined : driverQuery(client, this.closingRead.sql);
-      closing?.catch(() => undefined);
-      const end = await driverQuery(client, 'COMMIT');
-      if (end.command !== 'COMMIT') throw new Error('the write transaction was rolled back at its end: one of its statements had failed');
-      if (closing !== undefined) this.closingRead?.committed((await closing).rows[0]);
+      // The closing read and the COMMIT in one message (a simple query of two statements: one write
+      // and one answer); a failed read aborts the transaction, and the COMMIT does not run.
+      const closing = this.closingRead;
+      const ended = await driverQuery(client, closing === undefined ? 'COMMIT' : `${closing.sql}; COMMIT`);
+      // node-postgres answers a simple query of several statements with the result of each.
+      const [read, end] = closing === undefined ? [undefined, ended] : (ended as unknown as pg.QueryResult[]);
+      if (end?.command !== 'COMMIT') throw new Error('the write transaction was rolled back at its end: one of its statements had failed');
+      if (closing !== undefined) closing.committed(read?.rows[0]);
       return answers;
     } catch (e) {
       // Also when the turn was not given (BEGIN ran; a simple query stops at its first failed statement).
