@@ -242,7 +242,10 @@ export function openPostgres(url: string, options: PostgresPoolOptions = {}): Po
   // The write batches' connection sends a statement without waiting for the answers to those before it
   // (node-postgres's pipeline mode; postgres-write-batches.ts), which the reads' connections must not
   // do (a failed statement would fail the ones queued behind it). Batches run one at a time, so one.
-  const writePool = new pg.Pool({ ...config, max: 1, pipeline: true } as pg.PoolConfig);
+  // A batch holds every instance's write turn: one whose job stalls between its statements (work that
+  // never ends, not a statement) has its session ended by the server after the request time limit
+  // (SQLSTATE 25P03), which gives the turn to the others; statement_timeout bounds only statements.
+  const writePool = new pg.Pool({ ...(timeout === undefined ? {} : { idle_in_transaction_session_timeout: timeout }), ...config, max: 1, pipeline: true } as pg.PoolConfig);
   // A connection the server drops (a restart, a failover, an administrator's pg_terminate_backend) must
   // not end the process. The pool listens on its idle connections only; a connection in use (a
   // transaction, a write batch) emits the error with no listener, which Node throws: every connection

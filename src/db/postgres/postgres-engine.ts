@@ -115,6 +115,9 @@ export class PostgresEngine implements Engine {
     if (this.held !== undefined) return this.transaction(() => body());
     return this.written(
       this.writes.run(async (session) => {
+        // A command works between its statements (reading its input) as long as it needs to; a request's
+        // batch that stalls that long is ended by the server (postgres-database.ts).
+        await session.exec('SET LOCAL idle_in_transaction_session_timeout = 0');
         // Set for each run: the write batches may run the job again (a batch that lost to another writer).
         this.held = { session, depth: 0 };
         try {

@@ -27,8 +27,10 @@
  * instances are serial; reads never wait for them.
  *
  * A batch that waits for the turn, or a job whose statement runs, past the connections'
- * statement_timeout (the request time limit) fails with a write's 503 (writeTimeoutError): a batch
- * stuck in one instance holds every instance's writes back for at most that long.
+ * statement_timeout (the request time limit) fails with a write's 503 (writeTimeoutError), and so does
+ * a batch whose job stalls between its statements that long (the server ends the session:
+ * idle_in_transaction_session_timeout, postgres-database.ts): a batch stuck in one instance holds
+ * every instance's writes back for at most that long. A command's outer transaction is exempt.
  *
  * Pipelining: the batches have a connection of their own in node-postgres's pipeline mode (a statement
  * is sent without waiting for the answers to those before it; reads never wait for a batch's
@@ -109,6 +111,9 @@ const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 
 /** SQLSTATE of a statement ended by statement_timeout (the request time limit). */
 const CANCELLED = '57014';
+
+/** SQLSTATE of a session the server ended for idling in its transaction past the request time limit (postgres-database.ts). */
+const IDLE_IN_TRANSACTION = '25P03';
 
 /**
  * A write's statement, its wait for the write turn or for a pooled connection ended by the request
@@ -220,9 +225,10 @@ export class PostgresWriteBatches {
     }
   }
 
-  /** `e`, or the write's 503 when it is the time limit ending a statement or a wait for a pooled connection. */
+  /** `e`, or the write's 503 when it is the time limit ending a statement, a stalled batch or a wait for a pooled connection. */
   private asWriteError(e: unknown): unknown {
-    return sqlState(e) === CANCELLED || isPoolWait(e) ? writeTimeoutError(this.timeoutMs) : e;
+    const code = sqlState(e);
+    return code === CANCELLED || code === IDLE_IN_TRANSACTION || isPoolWait(e) ? writeTimeoutError(this.timeoutMs) : e;
   }
 
   /** One run of the batch in its write turn; throws (nothing committed) when the whole batch must run again or cannot commit. */
@@ -231,13 +237,21 @@ export class PostgresWriteBatches {
       throw this.asWriteError(e);
     });
     let broken: Error | undefined;
+    // The server ends a session that idled in its transaction past the limit while no statement was
+    // running: the connection reports it as an error of its own, and the next statement fails as not queryable.
+    let stalled = false;
+    const onError = (e: unknown): void => {
+      if (sqlState(e) === IDLE_IN_TRANSACTION) stalled = true;
+    };
+    client.on('error', onError);
     try {
       return await this.inTransaction(client, batch, mode);
     } catch (e) {
       // A connection lost mid-protocol or ended by the server is not given back to others.
       if (connectionEnded(e) && !(e instanceof JobThrew) && !(e instanceof Interleaved)) broken = e;
-      throw e;
+      throw stalled ? writeTimeoutError(this.timeoutMs) : e;
     } finally {
+      client.off('error', onError);
       client.release(broken);
     }
   }

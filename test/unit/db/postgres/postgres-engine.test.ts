@@ -180,6 +180,42 @@ test('a write that waits for its turn past the deadline, or whose statement runs
   expect(await count()).toBe(1);
 });
 
+test('a batch whose job stalls between its statements past the deadline is ended by the server: a write\'s 503, nothing stored, and the turn free for others meanwhile', async () => {
+  const other = openPostgresEngine(database.url, { ...DEFAULT_LIMITS, requestTimeoutMs: 5000 });
+  try {
+    let resumed = false;
+    let inserted: () => void = () => undefined;
+    const first = new Promise<void>((resolve) => (inserted = resolve));
+    const stalled = engine
+      .transaction(async (tx) => {
+        await tx.run(q('INSERT INTO "x" ("id") VALUES ($1)', [50]));
+        inserted();
+        // Work that is not a statement, far past the 300 ms limit.
+        await new Promise((resolve) => setTimeout(resolve, 2500));
+        resumed = true;
+        await tx.run(q('INSERT INTO "x" ("id") VALUES ($1)', [51]));
+      })
+      .catch((e: unknown) => e);
+    await first;
+    // Another instance's write waits for the turn only until the server ended the stalled batch's session.
+    await other.transaction(async (tx) => tx.run(q('INSERT INTO "x" ("id") VALUES ($1)', [52])));
+    expect(resumed).toBe(false);
+    const error = await stalled;
+    expect(error).toMatchObject({ status: 503, code: 'Internal_ServiceUnavailable' });
+    expect((error as Error).message).toMatch(/^The change did not finish within 300 ms/);
+    expect((await engine.db.all(q('SELECT "id" FROM "x" ORDER BY "id"'))).map((r) => r['id'])).toEqual([52]);
+    // The engine writes again (a new connection), and a command's outer transaction may work that long.
+    await engine.outerTransaction(async () => {
+      await engine.db.run(q('INSERT INTO "x" ("id") VALUES ($1)', [53]));
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      await engine.db.run(q('INSERT INTO "x" ("id") VALUES ($1)', [54]));
+    });
+    expect((await engine.db.all(q('SELECT "id" FROM "x" ORDER BY "id"'))).map((r) => r['id'])).toEqual([52, 53, 54]);
+  } finally {
+    await other.close();
+  }
+});
+
 test('a batch that waits for the turn takes its snapshot after it: it sees the holder\'s commit and runs once', async () => {
   await engine.db.run(q('INSERT INTO "x" ("id", "n") VALUES ($1, $2)', [60, 0]));
   const holder = openPostgres(database.url);
