@@ -107,6 +107,9 @@ export function postgresError(e: unknown, timeoutMs: number): ODataError | undef
       return new ServiceUnavailableError('The database is busy with other writers; try again in a moment.', 1);
     case '57014':
       return readTimeoutError(timeoutMs);
+    // A session the server ended for idling in its transaction past the limit (the write batches say it as a write's 503).
+    case '25P03':
+      return new ServiceUnavailableError(`The change did not finish within ${timeoutMs} ms; nothing of it was stored. Try again in a moment.`, 1);
     case QUERY_LIMIT_SQLSTATE:
       return new QueryLimitError((e as Error).message, '$expand');
     case '2201B':

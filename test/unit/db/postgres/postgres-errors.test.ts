@@ -50,6 +50,12 @@ test('a pool whose connections all stayed busy past the deadline is the request 
   expect(mapped?.message).toMatch(/did not finish within 5000 ms/);
 });
 
+test('a session the server ended for idling in its transaction (25P03) is a 503 to retry', () => {
+  const mapped = postgresError(withCode('25P03', 'terminating connection due to idle-in-transaction timeout'), 5000);
+  expect({ status: mapped?.status, code: mapped?.code }).toEqual({ status: 503, code: 'Internal_ServiceUnavailable' });
+  expect(mapped?.message).toMatch(/did not finish within 5000 ms; nothing of it was stored/);
+});
+
 test.each([
   ['a 64-bit overflow (22003)', withCode('22003', 'bigint out of range'), /out of the range the database can hold \(bigint out of range\)/],
   ['a NUL character (22021)', withCode('22021', 'invalid byte sequence for encoding "UTF8": 0x00'), /NUL character \(U\+0000\)/],
