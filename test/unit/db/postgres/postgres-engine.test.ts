@@ -2,8 +2,8 @@
  * The PostgreSQL engine's contract (db/engine.ts) on a real server: a transaction's body nests
  * savepoints through its `tx`, and `db` statements issued in it are not part of it; inside a command's
  * outer transaction, transactions are savepoints of it and `db` statements and reads join it; write transactions take turns (batched per instance) and run again when a writer that does not
- * take turns changed what they read; lock waits and cancelled
- * statements map to the OData errors SQLite's give; the cache epoch moves with local writes.
+ * take turns changed what they read; lock waits, cancelled statements and stalled batches map to the
+ * OData errors SQLite's give; the cache epoch moves with local writes that changed the access version.
  */
 import { jest } from '@jest/globals';
 import { createEmptyDatabase, type EmptyDatabase } from '../../../helpers/postgres.js';
