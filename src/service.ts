@@ -24,7 +24,7 @@ import { OutboundClient } from './events/outbound.js';
 import { OutboxSignal } from './events/outbox-signal.js';
 import type { ServiceOptions } from './config.js';
 import { BodyValidator } from './validation/validate-body.js';
-import { createVersionClock } from './serialize/etag.js';
+import { createVersionClock } from './edm/etag.js';
 import { UserStore } from './auth/user-store.js';
 import { TokenStore } from './auth/token-store.js';
 import { Authenticator } from './auth/authenticator.js';
@@ -34,6 +34,7 @@ import { parseLimitsOf } from './uri/limits.js';
 import { PathTemplates } from './uri/path-templates.js';
 import { QueryOptionsCache } from './uri/query-options-cache.js';
 import { KeyReadPaths } from './core/key-read-paths.js';
+import { runBatch } from './batch/run-batch.js';
 
 /** A running service instance. */
 export interface Service {
@@ -115,6 +116,7 @@ export async function createService(options: ServiceOptions, rules: readonly Ent
     paths,
     queryOptions,
     keyReads: new KeyReadPaths(model, paths, queryOptions),
+    runBatch,
   };
   try {
     const definitions = await syncEventDefinitions(context);

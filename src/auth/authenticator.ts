@@ -13,7 +13,7 @@ import { JwtVerifier, type JwtSettings } from './jwt-verifier.js';
 import type { TokenStore } from './token-store.js';
 import type { UserStore } from './user-store.js';
 import type { AccessCache, VerifiedToken } from './access-cache.js';
-import { wwwAuthenticate } from './challenges.js';
+import { wwwAuthenticate } from '../errors/challenges.js';
 import { andThen, type MaybePromise } from '../util/maybe-promise.js';
 
 /** `<scheme> [<credentials>]`: the credentials may be missing (Power Query probes with a bare `Bearer`). */

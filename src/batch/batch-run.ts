@@ -22,7 +22,7 @@ import { ChangeSetTransaction } from './change-set.js';
 import { bodyReferences, resolveBodyReferences } from './body-references.js';
 import { partTarget, type BatchBase } from './part-url.js';
 import { ReadRun } from './read-run.js';
-import type { PartHandler } from './run-batch.js';
+import type { PartHandler } from '../core/service-context.js';
 import type { PartResult, UnitResult } from './write-batch-response.js';
 
 /** What a request that ran left for later ones: whether it succeeded, the URL `$<id>` stands for, its ETag. */

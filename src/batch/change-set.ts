@@ -13,7 +13,7 @@
  * key before the transaction (WriteRunner.keysFirst), so the URL of `$1` is known then.
  */
 import { FailedDependencyError } from '../errors/odata-error.js';
-import { inOneWriteTransaction, type WriteJob } from '../hooks/write-session.js';
+import { inOneWriteTransaction, type WriteJob } from '../store/write-session.js';
 import { TransactionPartError } from '../db/transaction-parts.js';
 import type { CreatedEntity, WriteRunner } from '../core/operation-runners.js';
 import type { ServiceContext } from '../core/service-context.js';

@@ -6,8 +6,7 @@
  * run with its principal.
  */
 import type { ODataRequest, ODataResponse } from '../core/request.js';
-import type { ServiceContext } from '../core/service-context.js';
-import type { OperationRunners } from '../core/operation-runners.js';
+import type { PartHandler, ServiceContext } from '../core/service-context.js';
 import { BatchFormatError, MethodNotAllowedError, NotAcceptableError, UnsupportedMediaTypeError } from '../errors/odata-error.js';
 import { limitSetting } from '../edm/service-limits.js';
 import { mediaType } from '../core/request-body.js';
@@ -19,12 +18,6 @@ import { parseJsonBatch } from './parse-json-batch.js';
 import { checkBatch } from './check-batch.js';
 import { BatchRun } from './batch-run.js';
 import { writeBatchResponse } from './write-batch-response.js';
-
-/** The path of the batch endpoint below the service root. */
-export const BATCH_PATH = '/$batch';
-
-/** Handles one request of the batch with the batch's principal and the runners the batch gives it; never throws. */
-export type PartHandler = (req: ODataRequest, runners: OperationRunners) => ODataResponse | Promise<ODataResponse>;
 
 /** The format of the batch body, from its Content-Type (415 for any other). */
 function requestFormat(contentType: string | undefined): BatchFormat {

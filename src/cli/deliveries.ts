@@ -2,7 +2,7 @@
  * `ecn-odata deliveries`: the operator's view of webhook notifications and their attempts (status code
  * or network error, time, duration, outcome), read from the database the service writes.
  */
-import type { NotificationStatus } from '../events/delivery-tables.js';
+import type { NotificationStatus } from '../db/framework-tables.js';
 import { formatDelivery, listDeliveries } from '../events/delivery-log.js';
 import { parseFlags, UsageError } from './args.js';
 import { openStores } from './open-stores.js';

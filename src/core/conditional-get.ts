@@ -12,7 +12,7 @@
  * documents) are not conditional and go out as they are.
  */
 import { PreconditionFailedError } from '../errors/odata-error.js';
-import { etagMatches } from '../serialize/etag.js';
+import { etagMatches } from '../edm/etag.js';
 import type { EntityType } from '../edm/model.js';
 import type { QueryOptions } from '../uri/ast.js';
 import type { PathTarget } from '../uri/bound-path.js';

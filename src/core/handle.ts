@@ -15,7 +15,7 @@ import type { Expr, QueryOptions } from '../uri/ast.js';
 import type { ResourcePathBinding } from './operation-context.js';
 import type { BoundPath } from '../uri/bound-path.js';
 import { authorize, rowScopeCompanies } from '../auth/authorize.js';
-import { readRow, recordNotFound } from './resolve-path.js';
+import { readRow, recordNotFound } from '../store/resolve-path.js';
 import { dispatch } from './dispatch.js';
 import { checkQueryOptions } from './check-query-options.js';
 import { metadataDocument, openApiDocument, serviceDocument } from './operations/metadata.js';
@@ -27,10 +27,12 @@ import type { ServiceContext } from './service-context.js';
 import { ownRunners, type OperationRunners } from './operation-runners.js';
 import { operationContext } from './operation-context.js';
 import { readByKey } from './operations/read-by-key.js';
-import { BATCH_PATH, runBatch } from '../batch/run-batch.js';
 import { BatchFormatError } from '../errors/odata-error.js';
 
 const NO_SPAN = { start: 0, end: 0 };
+
+/** The path of the batch endpoint below the service root. */
+const BATCH_PATH = '/$batch';
 
 /** The service document, $metadata and the OpenAPI description, which may be served without a token. */
 function isMetadataPath(path: string): boolean {
@@ -137,7 +139,7 @@ function route(svc: ServiceContext, req: ODataRequest, principal: Principal | un
     if (principal === undefined) throw new Error('$batch without a principal');
     // A part is never a batch itself (the batch parsers refuse one): runners of a part mean a nested batch.
     if (runners.inBatch) throw new BatchFormatError('A request inside a batch cannot be a batch itself.');
-    return runBatch(svc, req, (part, partRunners) => handleAuthenticated(svc, part, principal, partRunners));
+    return svc.runBatch(svc, req, (part, partRunners) => handleAuthenticated(svc, part, principal, partRunners));
   }
   if (req.path === OPENAPI_PATH) {
     if (method !== 'GET') throw new MethodNotAllowedError(`'${req.method}' requests for the OpenAPI description are not allowed; use GET.`, ['GET']);

@@ -4,7 +4,7 @@
  * it matches) and `Prefer`.
  */
 import { BodyValidationError, ifNoneMatchFailed, PreconditionFailedError, PreconditionRequiredError, UnsupportedMediaTypeError } from '../errors/odata-error.js';
-import { etagMatches } from '../serialize/etag.js';
+import { etagMatches } from '../edm/etag.js';
 import type { ODataRequest } from './request.js';
 import { parsePrefer } from '../uri/parse-prefer.js';
 import { limitSetting } from '../edm/service-limits.js';

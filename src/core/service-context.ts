@@ -19,6 +19,17 @@ import type { RefusalLog } from '../errors/refusal-log.js';
 import type { PathTemplates } from '../uri/path-templates.js';
 import type { KeyReadPaths } from './key-read-paths.js';
 import type { QueryOptionsCache } from '../uri/query-options-cache.js';
+import type { ODataRequest, ODataResponse } from './request.js';
+import type { OperationRunners } from './operation-runners.js';
+
+/** Handles one request of a batch with the batch's principal and the runners the batch gives it; never throws. */
+export type PartHandler = (req: ODataRequest, runners: OperationRunners) => ODataResponse | Promise<ODataResponse>;
+
+/**
+ * Runs a `$batch` request, each part through `handlePart`. The service root wires in the batch layer
+ * (batch/run-batch.ts), which sits above the pipeline and calls it for every part.
+ */
+export type BatchRunner = (svc: ServiceContext, req: ODataRequest, handlePart: PartHandler) => Promise<ODataResponse>;
 
 /** Long-lived service state shared by all requests. */
 export interface ServiceContext {
@@ -61,4 +72,6 @@ export interface ServiceContext {
   readonly queryOptions: QueryOptionsCache;
   /** GETs by key bound once per path shape (key-read-paths.ts). */
   readonly keyReads: KeyReadPaths;
+  /** Runs `$batch` requests (see BatchRunner). */
+  readonly runBatch: BatchRunner;
 }

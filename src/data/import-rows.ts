@@ -17,9 +17,9 @@ import type { EntityType, Property } from '../edm/model.js';
 import { jsonToStored } from '../edm/values.js';
 import type { ServiceContext } from '../core/service-context.js';
 import type { Principal } from '../core/request.js';
-import type { RowValues } from '../core/write-checks.js';
+import type { RowValues } from '../store/write-checks.js';
 import { runBeforeWrite } from '../hooks/run-hooks.js';
-import { BatchItemError, inWriteBatch, type WriteIdentity } from '../hooks/write-session.js';
+import { BatchItemError, inWriteBatch, type WriteIdentity } from '../store/write-session.js';
 import { errorResponse } from '../core/error-response.js';
 import type { DataRecord } from './data-file.js';
 

@@ -4,7 +4,7 @@
  * cascades), and indexes on keys, unique properties and every column a navigation joins on.
  */
 import { HIDDEN_COLUMNS, type EdmModel, type EntityType, type Property } from '../edm/model.js';
-import { sqliteDialect } from '../sql/sqlite-dialect.js';
+import { sqliteDialect } from './sqlite/sqlite-dialect.js';
 import { sqliteColumnType } from './column-types.js';
 import { rowCountersOf } from './row-counters.js';
 import { sortsUniquely } from '../edm/unique-order.js';

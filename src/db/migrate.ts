@@ -10,7 +10,7 @@
 import type { EdmModel } from '../edm/model.js';
 import { columnDefs, createTableSql, derivedIndexPrefixes, indexDefs, type IndexDef } from './ddl.js';
 import type { Database } from './database.js';
-import { sqliteDialect } from '../sql/sqlite-dialect.js';
+import { sqliteDialect } from './sqlite/sqlite-dialect.js';
 import { maintainRowCounters } from './row-counters.js';
 import { stampStoredEtags } from './stored-etags.js';
 import { maintainSqliteEntityJson } from './sqlite/sqlite-entity-json.js';

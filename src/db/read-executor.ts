@@ -14,7 +14,7 @@ import type { ReadOutcome, ReadPool } from './read-pool.js';
 import { compile } from '../sql/compile.js';
 import { select } from '../sql/build.js';
 import type { SqlExpr } from '../sql/nodes.js';
-import { sqliteDialect } from '../sql/sqlite-dialect.js';
+import { sqliteDialect } from './sqlite/sqlite-dialect.js';
 
 /** A read ready to run. */
 export interface ReadRequest {

@@ -10,7 +10,7 @@
  * or is new, and then recounts it from the rows (so a new counter on an old database starts right).
  */
 import { counterColumn, HIDDEN_COLUMNS, type EdmModel, type EntityType, type NavigationProperty } from '../edm/model.js';
-import { sqliteDialect } from '../sql/sqlite-dialect.js';
+import { sqliteDialect } from './sqlite/sqlite-dialect.js';
 import type { Database } from './database.js';
 
 const q = (name: string): string => sqliteDialect.quoteIdentifier(name);

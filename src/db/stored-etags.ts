@@ -8,7 +8,7 @@
  * At start-up the rows such writers left are stamped (`stampStoredEtags`).
  */
 import { HIDDEN_COLUMNS, type EdmModel } from '../edm/model.js';
-import { sqliteDialect } from '../sql/sqlite-dialect.js';
+import { sqliteDialect } from './sqlite/sqlite-dialect.js';
 import type { Database } from './database.js';
 
 const q = (name: string): string => sqliteDialect.quoteIdentifier(name);

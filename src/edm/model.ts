@@ -324,6 +324,9 @@ export const HIDDEN_COLUMNS = {
   entityJson: '_entityJson',
 } as const;
 
+/** Alias of the version column in result rows (the ETag is formatted from it). */
+export const VERSION_ALIAS = HIDDEN_COLUMNS.version;
+
 /**
  * The hidden column counting the related rows of a collection-valued navigation, kept by triggers for
  * `exists` computed properties (db/row-counters.ts), so a read tests a column instead of a subquery.

@@ -3,7 +3,7 @@
  * `to-error-response.ts` is the only place that turns a thrown value into an OData error body
  * (OData JSON Format §21, conventions.md §3).
  */
-import { wwwAuthenticate } from '../auth/challenges.js';
+import { wwwAuthenticate } from './challenges.js';
 
 /** One entry of `error.details` (OData JSON Format §21). */
 export interface ErrorDetail {

@@ -4,7 +4,7 @@
  */
 import type { Engine } from '../db/engine.js';
 import { sqlText } from '../sql/sql-text.js';
-import type { AttemptOutcome, NotificationStatus } from './delivery-tables.js';
+import type { AttemptOutcome, NotificationStatus } from '../db/framework-tables.js';
 
 /** One attempt as recorded. */
 export interface AttemptEntry {

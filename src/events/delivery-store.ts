@@ -17,9 +17,8 @@ import { randomUUID } from 'node:crypto';
 import type { Engine, Statements } from '../db/engine.js';
 import { HIDDEN_COLUMNS, eventKey, type EdmModel, type EntityType } from '../edm/model.js';
 import { ident, sqlText, type SqlTag } from '../sql/sql-text.js';
-import { ATTEMPTS_TABLE, NOTIFICATIONS_TABLE, type AttemptOutcome } from './delivery-tables.js';
+import { ATTEMPTS_TABLE, NOTIFICATIONS_TABLE, OUTBOX_TABLE, type AttemptOutcome } from '../db/framework-tables.js';
 import { notificationBody } from './notification.js';
-import { OUTBOX_TABLE } from './outbox.js';
 
 /** A notification at the head of its subscription's queue. */
 export interface QueuedNotification {

@@ -11,7 +11,7 @@
  * claim), so one instance sends it; a head another instance holds is looked at again when its lease ends.
  */
 import type { Logger } from 'pino';
-import type { AttemptOutcome } from './delivery-tables.js';
+import type { AttemptOutcome } from '../db/framework-tables.js';
 import type { DeliveryStore, QueuedNotification } from './delivery-store.js';
 import { OutboundError, type OutboundHttp } from './outbound.js';
 import type { OutboxSignal } from './outbox-signal.js';

@@ -7,9 +7,9 @@
 import type { BusinessEvent, EdmModel, EntityType } from '../edm/model.js';
 import type { StoredValue } from '../edm/values.js';
 import type { ServiceContext } from '../core/service-context.js';
-import { insertEntity } from '../core/insert-entity.js';
-import { writeDelete, writeUpdate } from '../core/update-entity.js';
-import { readRow } from '../core/resolve-path.js';
+import { insertEntity } from '../store/insert-entity.js';
+import { writeDelete, writeUpdate } from '../store/update-entity.js';
+import { readRow } from '../store/resolve-path.js';
 import { compile } from '../sql/compile.js';
 import { planRead } from '../query/plan-read.js';
 import { nameUuid } from './name-uuid.js';

@@ -6,7 +6,7 @@
  * Formats the database cannot write byte-identically (metadata=full, media links of entities with
  * string keys) stay with the JavaScript writer: see `sqlJsonSupported`.
  */
-import { HIDDEN_COLUMNS, type EntityType, type Property } from '../edm/model.js';
+import { HIDDEN_COLUMNS, VERSION_ALIAS, type EntityType, type Property } from '../edm/model.js';
 import { keepsEntityJson } from '../edm/keeps-entity-json.js';
 import type { JsonFormat } from '../core/format.js';
 import type { EntityLinkBase } from '../serialize/entity-json.js';
@@ -14,7 +14,6 @@ import { param } from '../sql/build.js';
 import type { Dialect, LateralJoins } from '../sql/dialect.js';
 import type { SelectColumn, SqlExpr } from '../sql/nodes.js';
 import { assertNever } from '../util/assert-never.js';
-import { VERSION_ALIAS } from './plan-read.js';
 
 /** How entity JSON is written by the database. */
 export interface SqlJsonOptions {

@@ -2,7 +2,7 @@
  * Plans the SELECT of an entity read: the columns of the entity (stored, computed, row version),
  * restricted to one company and to the conditions the path implies (key, parent reference).
  */
-import { HIDDEN_COLUMNS, type EntityType, type Property } from '../edm/model.js';
+import { HIDDEN_COLUMNS, VERSION_ALIAS, type EntityType, type Property } from '../edm/model.js';
 import type { StoredValue } from '../edm/values.js';
 import { sortsUniquely } from '../edm/unique-order.js';
 import { and, col, eq, param, select } from '../sql/build.js';
@@ -12,9 +12,6 @@ import { computedExpr } from './plan-computed.js';
 import { QueryScope } from './query-scope.js';
 import type { EntityJson } from './plan-entity-json.js';
 import type { JsonSplice } from './json-splice.js';
-
-/** Alias of the version column in result rows. */
-export const VERSION_ALIAS = HIDDEN_COLUMNS.version;
 
 /** A column equality the path imposes (`id = key`, `engChangeNoticeId = parent id`). */
 export interface PathCondition {

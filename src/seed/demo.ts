@@ -6,7 +6,7 @@
  */
 import type { EntityType } from '../edm/model.js';
 import type { StoredValue } from '../edm/values.js';
-import { insertEntity } from '../core/insert-entity.js';
+import { insertEntity } from '../store/insert-entity.js';
 import type { ServiceContext } from '../core/service-context.js';
 import { compile } from '../sql/compile.js';
 import { constant, select } from '../sql/build.js';

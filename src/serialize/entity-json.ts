@@ -3,12 +3,11 @@
  * properties in model order with their JSON representation, media read/edit links instead of
  * stream values, and with odata.metadata=full also the type, id and edit link.
  */
-import type { EntityType, Property } from '../edm/model.js';
+import { VERSION_ALIAS, type EntityType, type Property } from '../edm/model.js';
 import { storedToJson } from '../edm/values.js';
 import type { DbRow } from '../db/database.js';
 import type { JsonFormat } from '../core/format.js';
-import { VERSION_ALIAS } from '../query/plan-read.js';
-import { formatEtag } from './etag.js';
+import { formatEtag } from '../edm/etag.js';
 import { keyLiteral } from './context-url.js';
 
 /** Where entities live, for links: `<serviceRootUrl>/<prefix><set>(<key>)`. */

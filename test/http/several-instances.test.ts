@@ -8,8 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { jest } from '@jest/globals';
 import { startTestService, type TestService } from '../helpers/test-service.js';
-import { readRow } from '../../src/core/resolve-path.js';
-import { writeUpdate } from '../../src/core/update-entity.js';
+import { readRow } from '../../src/store/resolve-path.js';
+import { writeUpdate } from '../../src/store/update-entity.js';
 import { PreconditionFailedError } from '../../src/errors/odata-error.js';
 
 let dir: string;

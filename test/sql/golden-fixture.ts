@@ -5,7 +5,7 @@
  */
 import { createService, type Service } from '../../src/service.js';
 import { defaultOptions } from '../../src/config.js';
-import { insertEntity } from '../../src/core/insert-entity.js';
+import { insertEntity } from '../../src/store/insert-entity.js';
 import type { StoredValue } from '../../src/edm/values.js';
 import type { EntityType } from '../../src/edm/model.js';
 import { FIXTURE_METADATA } from '../fixtures/model.js';

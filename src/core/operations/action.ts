@@ -13,7 +13,7 @@ import { rowEtag } from '../../serialize/entity-json.js';
 import { negotiateJson } from '../format.js';
 import type { OperationContext } from '../operation-context.js';
 import type { ODataResponse } from '../request.js';
-import { loadTarget, readRow, recordNotFound } from '../resolve-path.js';
+import { loadTarget, readRow, recordNotFound } from '../../store/resolve-path.js';
 import { checkPreconditions } from '../request-body.js';
 import { entityResponse, noContent } from '../responses.js';
 import { writeIdentity } from './write-hooks.js';

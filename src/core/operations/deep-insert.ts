@@ -15,12 +15,12 @@ import type { DbRow } from '../../db/database.js';
 import { BodyValidationError, MethodNotAllowedError } from '../../errors/odata-error.js';
 import { authorizeCreate } from '../../auth/authorize.js';
 import { entityToJson, type EntityJsonOptions } from '../../serialize/entity-json.js';
-import type { WriteSession } from '../../hooks/write-session.js';
+import type { WriteSession } from '../../store/write-session.js';
 import type { OperationContext } from '../operation-context.js';
-import type { RowValues } from '../write-checks.js';
+import type { RowValues } from '../../store/write-checks.js';
 import { beforeWrite } from './write-hooks.js';
 import { applyBindings } from '../bind-references.js';
-import { readRow } from '../resolve-path.js';
+import { readRow } from '../../store/resolve-path.js';
 import { limitSetting } from '../../edm/service-limits.js';
 
 /** A child of a deep insert, ready to be written. */

@@ -13,7 +13,7 @@ import { rowEtag } from '../../serialize/entity-json.js';
 import type { OperationContext } from '../operation-context.js';
 import type { ODataResponse } from '../request.js';
 import { noContent } from '../responses.js';
-import { loadTarget, readRow, recordNotFound, resolvePath } from '../resolve-path.js';
+import { loadTarget, readRow, recordNotFound, resolvePath } from '../../store/resolve-path.js';
 import { checkPreconditions, mediaType } from '../request-body.js';
 import { beforeWrite, writeIdentity } from './write-hooks.js';
 

@@ -14,7 +14,7 @@ import { BRANCH_COLUMN } from '../../query/plan-apply.js';
 import { negotiateJson } from '../format.js';
 import type { OperationContext } from '../operation-context.js';
 import type { ODataResponse } from '../request.js';
-import { resolvePath, type ResolvedPath } from '../resolve-path.js';
+import { resolvePath, type ResolvedPath } from '../../store/resolve-path.js';
 import { andThen } from '../../util/maybe-promise.js';
 import { countValue, jsonResponse } from '../responses.js';
 

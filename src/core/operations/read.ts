@@ -19,7 +19,7 @@ import { negotiateJson, jsonContentType } from '../format.js';
 import type { OperationContext } from '../operation-context.js';
 import type { ODataResponse } from '../request.js';
 import { collectionJoinedResponse, collectionResponse, entityResponse, entityTextResponse, jsonResponse, noContent } from '../responses.js';
-import { recordNotFound, resolvePath, type ResolvedPath } from '../resolve-path.js';
+import { recordNotFound, resolvePath, type ResolvedPath } from '../../store/resolve-path.js';
 import { andThen } from '../../util/maybe-promise.js';
 import { SORT_PREFIX } from '../../query/plan-page.js';
 import { aggregates } from '../../query/plan-apply.js';

@@ -7,7 +7,7 @@ import type { EntityType } from '../../edm/model.js';
 import type { StoredValue } from '../../edm/values.js';
 import { runBeforeWrite } from '../../hooks/run-hooks.js';
 import type { WriteOp } from '../../hooks/types.js';
-import type { WriteIdentity } from '../../hooks/write-session.js';
+import type { WriteIdentity } from '../../store/write-session.js';
 import type { OperationContext } from '../operation-context.js';
 
 /** The identity of the writes a request makes. */

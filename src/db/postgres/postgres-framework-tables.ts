@@ -6,8 +6,7 @@
  * table whose lock is the write turn (postgres-write-batches.ts). Integer ids are identity columns; JSON
  * is stored as json (validated on write, read back as its text).
  */
-import { OUTBOX_TABLE } from '../../events/outbox.js';
-import { ATTEMPTS_TABLE, NOTIFICATIONS_TABLE } from '../../events/delivery-tables.js';
+import { ATTEMPTS_TABLE, NOTIFICATIONS_TABLE, OUTBOX_TABLE } from '../framework-tables.js';
 import { objectName, q } from './postgres-ddl.js';
 
 const TEXT = 'text COLLATE "C"';

@@ -10,13 +10,12 @@ import type { Engine, EngineLimits, Statements, Transaction } from '../engine.js
 import { openDatabase, type Database } from '../database.js';
 import { ReadExecutor } from '../read-executor.js';
 import { ReadPool } from '../read-pool.js';
-import { sqliteDialect } from '../../sql/sqlite-dialect.js';
+import { sqliteDialect } from './sqlite-dialect.js';
 import { isBusy, sqliteError } from './sqlite-errors.js';
 import type { EdmModel } from '../../edm/model.js';
 import { migrate, type MigrationReport } from '../migrate.js';
 import { createAuthTables } from '../auth-tables.js';
-import { createOutboxTable } from '../../events/outbox.js';
-import { createDeliveryTables } from '../../events/delivery-tables.js';
+import { createDeliveryTables, createOutboxTable } from './sqlite-framework-tables.js';
 import { partsInOrder, type TransactionPart } from '../transaction-parts.js';
 
 /** SQLite (see the file comment). */

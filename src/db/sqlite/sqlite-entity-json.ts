@@ -24,7 +24,7 @@ import { reachesRow, STORED_ROW_ALIAS, storedJsonDependencies, storedJsonInputs,
 import { bin, col, select } from '../../sql/build.js';
 import { compile, type CompiledQuery } from '../../sql/compile.js';
 import type { JoinNode, SqlExpr, StatementNode } from '../../sql/nodes.js';
-import { sqliteDialect } from '../../sql/sqlite-dialect.js';
+import { sqliteDialect } from './sqlite-dialect.js';
 import { anyOf, joinUses, withoutCalls, type Exactness } from '../../sql/without-calls.js';
 import type { Database } from '../database.js';
 import type { Statements } from '../engine.js';

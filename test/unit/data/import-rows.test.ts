@@ -10,7 +10,7 @@ import { ImportRefusedError, importRows, inOuterTransaction } from '../../../src
 import type { EntityType } from '../../../src/edm/model.js';
 import { startTestService, type TestService } from '../../helpers/test-service.js';
 import { dataFiles, HEADER, principal } from './import-files.js';
-import { formatEtag } from '../../../src/serialize/etag.js';
+import { formatEtag } from '../../../src/edm/etag.js';
 
 const { dir: workDir, csv } = dataFiles('import-rows-');
 

@@ -12,7 +12,7 @@ import pino from 'pino';
 import { ReadPool } from '../../../src/db/read-pool.js';
 import { runSteps, type ReadStep } from '../../../src/db/read-steps.js';
 import { compile } from '../../../src/sql/compile.js';
-import { sqliteDialect } from '../../../src/sql/sqlite-dialect.js';
+import { sqliteDialect } from '../../../src/db/sqlite/sqlite-dialect.js';
 import { col, constant, select } from '../../../src/sql/build.js';
 import { ServiceUnavailableError } from '../../../src/errors/odata-error.js';
 

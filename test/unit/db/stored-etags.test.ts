@@ -4,7 +4,7 @@
  */
 import { startTestService, type TestService } from '../../helpers/test-service.js';
 import { stampStoredEtags } from '../../../src/db/stored-etags.js';
-import { formatEtag } from '../../../src/serialize/etag.js';
+import { formatEtag } from '../../../src/edm/etag.js';
 
 let t: TestService;
 let cronus: string;

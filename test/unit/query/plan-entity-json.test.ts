@@ -9,7 +9,7 @@ import { parseQueryOptions } from '../../../src/uri/parse-options.js';
 import { planQuery } from '../../../src/query/plan-query.js';
 import { planRead } from '../../../src/query/plan-read.js';
 import { compile } from '../../../src/sql/compile.js';
-import { sqliteDialect } from '../../../src/sql/sqlite-dialect.js';
+import { sqliteDialect } from '../../../src/db/sqlite/sqlite-dialect.js';
 import { entityToJson, rowEtag } from '../../../src/serialize/entity-json.js';
 import { expandShapes } from '../../../src/core/operations/read.js';
 import { collectionJoinedResponse, collectionResponse, entityResponse, entityTextResponse } from '../../../src/core/responses.js';

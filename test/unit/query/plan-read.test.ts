@@ -7,7 +7,7 @@
 import { ordersUniquely, planRead, planSplicedRead, type ReadPlanInput } from '../../../src/query/plan-read.js';
 import { col } from '../../../src/sql/build.js';
 import { compile } from '../../../src/sql/compile.js';
-import { sqliteDialect } from '../../../src/sql/sqlite-dialect.js';
+import { sqliteDialect } from '../../../src/db/sqlite/sqlite-dialect.js';
 import type { OrderItem, SqlExpr } from '../../../src/sql/nodes.js';
 import type { EntityType } from '../../../src/edm/model.js';
 import { loadTestModel } from '../../fixtures/model.js';

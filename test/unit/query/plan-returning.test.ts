@@ -6,10 +6,10 @@
  * computed properties read its own table is read back instead (writeReturnsRow).
  */
 import { REPO_METADATA, startTestService, type TestService } from '../../helpers/test-service.js';
-import { writeUpdate } from '../../../src/core/update-entity.js';
+import { writeUpdate } from '../../../src/store/update-entity.js';
 import { writeReturnsRow } from '../../../src/query/plan-returning.js';
-import { insertEntity } from '../../../src/core/insert-entity.js';
-import { readRow } from '../../../src/core/resolve-path.js';
+import { insertEntity } from '../../../src/store/insert-entity.js';
+import { readRow } from '../../../src/store/resolve-path.js';
 import { PreconditionFailedError } from '../../../src/errors/odata-error.js';
 import { HIDDEN_COLUMNS, type EntityType } from '../../../src/edm/model.js';
 import type { CompiledQuery } from '../../../src/sql/compile.js';

@@ -1,6 +1,6 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { compile } from '../../../src/sql/compile.js';
-import { sqliteDialect } from '../../../src/sql/sqlite-dialect.js';
+import { sqliteDialect } from '../../../src/db/sqlite/sqlite-dialect.js';
 import { and, col, constant, eq, param, select, bin } from '../../../src/sql/build.js';
 import type { StatementNode } from '../../../src/sql/nodes.js';
 

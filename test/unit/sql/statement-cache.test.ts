@@ -2,7 +2,7 @@
 import { and, col, constant, eq, param, select } from '../../../src/sql/build.js';
 import { compile } from '../../../src/sql/compile.js';
 import type { SqlValue } from '../../../src/sql/nodes.js';
-import { sqliteDialect } from '../../../src/sql/sqlite-dialect.js';
+import { sqliteDialect } from '../../../src/db/sqlite/sqlite-dialect.js';
 import { MAX_SHAPES, StatementCache, statementsOf, writesOf } from '../../../src/sql/statement-cache.js';
 
 const build = (v: readonly SqlValue[]) =>

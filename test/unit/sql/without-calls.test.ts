@@ -6,7 +6,7 @@
 import Database from 'better-sqlite3';
 import { allOf, anyOf, exprUses, withoutCalls } from '../../../src/sql/without-calls.js';
 import { compile } from '../../../src/sql/compile.js';
-import { sqliteDialect } from '../../../src/sql/sqlite-dialect.js';
+import { sqliteDialect } from '../../../src/db/sqlite/sqlite-dialect.js';
 import type { SqlExpr } from '../../../src/sql/nodes.js';
 
 const col = (column: string): SqlExpr => ({ kind: 'column', table: 't', column });

@@ -13,7 +13,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { startTestService, type TestService } from '../../../helpers/test-service.js';
 import { staleSqliteEntityJson } from '../../../../src/db/sqlite/sqlite-entity-json.js';
-import { formatEtag } from '../../../../src/serialize/etag.js';
+import { formatEtag } from '../../../../src/edm/etag.js';
 import { FIXTURE_METADATA } from '../../../fixtures/model.js';
 import { entityJsonChecks, type Json } from '../../../helpers/entity-json-checks.js';
 import { recordingReads } from '../../../helpers/recording-statements.js';

@@ -1,8 +1,8 @@
 /**
  * src/core/apply-defaults.ts: the model's defaults for properties a POST did not give.
  */
-import { applyDefaults, assignKeyFirst, hasGeneratedKey } from '../../../src/core/apply-defaults.js';
-import type { RowValues } from '../../../src/core/write-checks.js';
+import { applyDefaults, assignKeyFirst, hasGeneratedKey } from '../../../src/store/apply-defaults.js';
+import type { RowValues } from '../../../src/store/write-checks.js';
 import { startTestService, type TestService } from '../../helpers/test-service.js';
 
 let t: TestService;

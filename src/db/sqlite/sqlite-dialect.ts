@@ -5,9 +5,9 @@
  * remainder of decimals (`odata_remainder`).
  * Every SQLite-specific spelling of the query layer lives here (DDL text lives in db/).
  */
-import type { Dialect, DialectFunction } from './dialect.js';
-import type { SqlExpr } from './nodes.js';
-import { quoteIdentifier } from './quote-identifier.js';
+import type { Dialect, DialectFunction } from '../../sql/dialect.js';
+import type { SqlExpr } from '../../sql/nodes.js';
+import { quoteIdentifier } from '../../sql/quote-identifier.js';
 
 const call = (name: string, ...args: SqlExpr[]): SqlExpr => ({ kind: 'call', name, args });
 const p = (value: string | number): SqlExpr => ({ kind: 'param', value });

@@ -10,15 +10,15 @@ import type { EntityType } from '../edm/model.js';
 import type { StoredValue } from '../edm/values.js';
 import type { Principal } from '../core/request.js';
 import type { ServiceContext } from '../core/service-context.js';
-import type { ParentRow, RowValues } from '../core/write-checks.js';
-import { insertRow, prepareInsert, writeInsert } from '../core/insert-entity.js';
-import { NumberReservations } from '../core/number-series.js';
-import { checkUpdate, mergeChanges, writeDelete, writeUpdate } from '../core/update-entity.js';
-import { enqueue, type OutboxEvent } from '../events/outbox.js';
-import { checkEmitted } from '../events/emit-check.js';
-import { runAction, runAfterCommit, runValidateWrite, type CommittedWrite } from './run-hooks.js';
+import type { ParentRow, RowValues } from './write-checks.js';
+import { insertRow, prepareInsert, writeInsert } from './insert-entity.js';
+import { NumberReservations } from './number-series.js';
+import { checkUpdate, mergeChanges, writeDelete, writeUpdate } from './update-entity.js';
+import { enqueue, type OutboxEvent } from './outbox.js';
+import { checkEmitted } from './emit-check.js';
+import { runAction, runAfterCommit, runValidateWrite, type CommittedWrite } from '../hooks/run-hooks.js';
 import { rowOf, rowOfValues, txReader, txWriter } from './tx-access.js';
-import { validatesUpdate, type ActionHandler, type AfterCommitContext, type HookContext, type Row, type TxContext, type ValidateWriteContext } from './types.js';
+import { validatesUpdate, type ActionHandler, type AfterCommitContext, type HookContext, type Row, type TxContext, type ValidateWriteContext } from '../hooks/types.js';
 
 /** Who writes, where and when; the same for every write of the transaction. */
 export interface WriteIdentity {

@@ -10,7 +10,7 @@ import type { SqlExpr } from '../sql/nodes.js';
 import { HIDDEN_COLUMNS, type EntityType, type NumberSeriesDefinition, type Property } from '../edm/model.js';
 import { randomUUID } from 'node:crypto';
 import { companyCondition } from '../query/plan-read.js';
-import type { ServiceContext } from './service-context.js';
+import type { ServiceContext } from '../core/service-context.js';
 import type { Statements } from '../db/engine.js';
 
 /** A series counter as read from the number-series row. */

@@ -9,7 +9,7 @@ import type { SelectNode, SqlExpr } from '../sql/nodes.js';
 import { HIDDEN_COLUMNS, type EntityType, type NavigationProperty } from '../edm/model.js';
 import type { StoredValue } from '../edm/values.js';
 import { BodyValidationError, ConflictError } from '../errors/odata-error.js';
-import type { ServiceContext } from './service-context.js';
+import type { ServiceContext } from '../core/service-context.js';
 import type { DbRow, Statements } from '../db/engine.js';
 
 /** A row being written: stored values by property name. */

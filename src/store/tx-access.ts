@@ -9,10 +9,10 @@ import type { EntityType } from '../edm/model.js';
 import type { StoredValue } from '../edm/values.js';
 import { chooseFrom } from '../edm/suggest-name.js';
 import { planRead } from '../query/plan-read.js';
-import { readRow, recordNotFound } from '../core/resolve-path.js';
+import { readRow, recordNotFound } from './resolve-path.js';
 import type { ServiceContext } from '../core/service-context.js';
 import type { Statements } from '../db/engine.js';
-import type { Row, RowChanges, TxReader, TxWriter } from './types.js';
+import type { Row, RowChanges, TxReader, TxWriter } from '../hooks/types.js';
 import type { WriteSession } from './write-session.js';
 
 /** The properties of `type` present in a row being written (drops hidden columns such as the row version). */

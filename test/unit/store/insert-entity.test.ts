@@ -5,12 +5,12 @@
  * lookup's own 400 and writes nothing.
  */
 import { REPO_METADATA, startTestService, type TestService } from '../../helpers/test-service.js';
-import { prepareInsert, writeInsert } from '../../../src/core/insert-entity.js';
+import { prepareInsert, writeInsert } from '../../../src/store/insert-entity.js';
 import { BodyValidationError, ConflictError } from '../../../src/errors/odata-error.js';
 import type { EntityType } from '../../../src/edm/model.js';
 import type { CompiledQuery } from '../../../src/sql/compile.js';
 import { entityType, recording } from '../../helpers/recording-statements.js';
-import type { RowValues } from '../../../src/core/write-checks.js';
+import type { RowValues } from '../../../src/store/write-checks.js';
 
 describe.each(['sqlite', 'postgres'] as const)('on %s', (engine) => {
   let t: TestService;

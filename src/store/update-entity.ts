@@ -17,7 +17,7 @@ import { isoTime, stampRow } from './insert-entity.js';
 import { returningColumns, writeReturnsRow } from '../query/plan-returning.js';
 import { writesOf } from '../sql/statement-cache.js';
 import { readRow } from './resolve-path.js';
-import type { ServiceContext } from './service-context.js';
+import type { ServiceContext } from '../core/service-context.js';
 import type { Statements } from '../db/engine.js';
 
 /** The stored columns of `before` with `changes` applied (what the row will hold). */

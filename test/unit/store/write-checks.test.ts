@@ -4,7 +4,7 @@
  * write was made under (ParentRow), which was read in the same transaction: no second lookup.
  */
 import { REPO_METADATA, startTestService, type TestService } from '../../helpers/test-service.js';
-import { checkReferences } from '../../../src/core/write-checks.js';
+import { checkReferences } from '../../../src/store/write-checks.js';
 import { BodyValidationError } from '../../../src/errors/odata-error.js';
 import type { EntityType } from '../../../src/edm/model.js';
 import type { CompiledQuery } from '../../../src/sql/compile.js';

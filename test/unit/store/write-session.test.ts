@@ -6,7 +6,7 @@
 import { startTestService, type TestService } from '../../helpers/test-service.js';
 import { defineHooks, type EntityHooks, type Row, type TxWriter, type WriteOp } from '../../../src/hooks/types.js';
 import { refused } from '../../rules/rule-helpers.js';
-import { inOneWriteTransaction, inWriteBatch, type WriteSession } from '../../../src/hooks/write-session.js';
+import { inOneWriteTransaction, inWriteBatch, type WriteSession } from '../../../src/store/write-session.js';
 
 /** The messages of the errors the service logs from now on (a 500's cause is only in the log). */
 function loggedErrors(t: TestService): string[] {

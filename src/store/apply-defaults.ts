@@ -10,7 +10,7 @@ import type { DefaultValue, EntityType, Property } from '../edm/model.js';
 import type { StoredValue } from '../edm/values.js';
 import { assertNever } from '../util/assert-never.js';
 import { companyCondition } from '../query/plan-read.js';
-import type { ServiceContext } from './service-context.js';
+import type { ServiceContext } from '../core/service-context.js';
 import type { Statements } from '../db/engine.js';
 import type { RowValues } from './write-checks.js';
 import { nextNumber, type NumberReservations } from './number-series.js';

@@ -1,24 +1,14 @@
 /**
- * The hidden tables of webhook delivery (conventions §6): `_notifications`, one row per outbox event and
- * subscriber with its body fixed at fan-out (so a retry sends the same bytes and the same webhook-id),
- * and `_deliveryAttempts`, one row per POST with its outcome, for operators (`ecn-odata deliveries`).
- * Several instances share the queue: `claimedBy` / `claimedUntil` (ms since the epoch) say which
- * instance is sending a notification and until when its lease runs (delivery-store.ts claim).
+ * The framework's hidden tables of webhook delivery on SQLite (db/framework-tables.ts names them):
+ * the transactional outbox; `_notifications`, one row per outbox event and subscriber with its body
+ * fixed at fan-out (so a retry sends the same bytes and the same webhook-id); and `_deliveryAttempts`,
+ * one row per POST with its outcome, for operators (`ecn-odata deliveries`). Several instances share
+ * the queue: `claimedBy` / `claimedUntil` (ms since the epoch) say which instance is sending a
+ * notification and until when its lease runs (events/delivery-store.ts claim).
  */
-import type { Database } from '../db/database.js';
-import { sqliteDialect } from '../sql/sqlite-dialect.js';
-import { OUTBOX_TABLE } from './outbox.js';
-
-/** One notification per (event, subscription). */
-export const NOTIFICATIONS_TABLE = '_notifications';
-/** One row per delivery attempt. */
-export const ATTEMPTS_TABLE = '_deliveryAttempts';
-
-/** Delivery state of a notification. */
-export type NotificationStatus = 'Pending' | 'Sent' | 'Failed';
-
-/** What one attempt led to: delivered, to be retried, or given up. */
-export type AttemptOutcome = 'Sent' | 'Retry' | 'Failed';
+import type { Database } from '../database.js';
+import { sqliteDialect } from './sqlite-dialect.js';
+import { ATTEMPTS_TABLE, NOTIFICATIONS_TABLE, OUTBOX_TABLE } from '../framework-tables.js';
 
 const q = (name: string): string => sqliteDialect.quoteIdentifier(name);
 
@@ -27,6 +17,29 @@ const CLAIM_COLUMNS = [
   { name: 'claimedBy', type: 'TEXT' },
   { name: 'claimedUntil', type: 'INTEGER' },
 ] as const;
+
+/**
+ * Creates the outbox table when missing (start-up). The integer id is the delivery order; companyId has
+ * no foreign key, so deleting a company does not drop events that still have to be delivered.
+ */
+export function createOutboxTable(db: Database): void {
+  db.exec(
+    `CREATE TABLE IF NOT EXISTS ${q(OUTBOX_TABLE)} (\n` +
+      `  ${q('id')} INTEGER PRIMARY KEY AUTOINCREMENT,\n` +
+      `  ${q('companyId')} TEXT,\n` +
+      `  ${q('eventName')} TEXT NOT NULL,\n` +
+      `  ${q('eventVersion')} TEXT NOT NULL,\n` +
+      `  ${q('payload')} TEXT NOT NULL CHECK (json_valid(${q('payload')})),\n` +
+      `  ${q('createdAt')} TEXT NOT NULL,\n` +
+      `  ${q('userId')} TEXT,\n` +
+      `  ${q('status')} TEXT NOT NULL DEFAULT 'Pending' CHECK (${q('status')} IN ('Pending', 'Delivered', 'Failed'))\n` +
+      `) STRICT`,
+  );
+  // Databases created before delivery existed lack the initiating user.
+  const columns = db.raw.prepare(`SELECT name FROM pragma_table_info(?)`).all(OUTBOX_TABLE) as { name: string }[];
+  if (!columns.some((c) => c.name === 'userId')) db.exec(`ALTER TABLE ${q(OUTBOX_TABLE)} ADD COLUMN ${q('userId')} TEXT`);
+  db.exec(`CREATE INDEX IF NOT EXISTS ${q(`${OUTBOX_TABLE}_ix_status_id`)} ON ${q(OUTBOX_TABLE)}(${q('status')}, ${q('id')})`);
+}
 
 /** Creates the delivery tables when missing (start-up, and the deliveries command). */
 export function createDeliveryTables(db: Database): void {

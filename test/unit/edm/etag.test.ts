@@ -2,7 +2,7 @@
  * src/serialize/etag.ts: the version an If-Match names is read back only from exactly one ETag this
  * service wrote, so a one-statement update (core/one-statement-update.ts) can make it its condition.
  */
-import { etagMatches, formatEtag, versionOfEtag } from '../../../src/serialize/etag.js';
+import { etagMatches, formatEtag, versionOfEtag } from '../../../src/edm/etag.js';
 
 test('one ETag of this service names its version, weak or not, with spaces around', () => {
   for (const v of [1, 42, 1795827338335000, Number.MAX_SAFE_INTEGER]) {

@@ -17,12 +17,12 @@ import type { EntityType } from '../edm/model.js';
 import type { StoredValue } from '../edm/values.js';
 import { validatesUpdate } from '../hooks/types.js';
 import { writeReturnsRow } from '../query/plan-returning.js';
-import { versionOfEtag } from '../serialize/etag.js';
+import { versionOfEtag } from '../edm/etag.js';
 import type { Statements } from '../db/engine.js';
 import type { DbRow } from '../db/database.js';
 import type { PathStep } from '../uri/bound-path.js';
-import type { ODataRequest } from './request.js';
-import type { ServiceContext } from './service-context.js';
+import type { ODataRequest } from '../core/request.js';
+import type { ServiceContext } from '../core/service-context.js';
 import { writeUpdateWhere } from './update-entity.js';
 
 /** An update that can be one statement, and the version its If-Match names (undefined for `*`). */

@@ -1,8 +1,8 @@
 /**
  * src/events/delivery-tables.ts: a database made before notification claims gets their columns at start-up.
  */
-import { openDatabase } from '../../../src/db/database.js';
-import { createDeliveryTables } from '../../../src/events/delivery-tables.js';
+import { openDatabase } from '../../../../src/db/database.js';
+import { createDeliveryTables } from '../../../../src/db/sqlite/sqlite-framework-tables.js';
 
 test('a notifications table without the claim columns gets them, and its rows stay unclaimed', () => {
   const db = openDatabase(':memory:');

@@ -9,7 +9,7 @@ import type { StoredValue } from '../edm/values.js';
 import { NotFoundError } from '../errors/odata-error.js';
 import { planRead, type PathCondition } from '../query/plan-read.js';
 import type { PathStep } from '../uri/bound-path.js';
-import type { ServiceContext } from './service-context.js';
+import type { ServiceContext } from '../core/service-context.js';
 import type { Statements } from '../db/engine.js';
 import { andThen, type MaybePromise } from '../util/maybe-promise.js';
 import { statementsOf } from '../sql/statement-cache.js';

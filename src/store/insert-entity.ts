@@ -15,8 +15,8 @@ import { returningColumns, writeReturnsRow } from '../query/plan-returning.js';
 import { readRow } from './resolve-path.js';
 import type { CompiledQuery } from '../sql/compile.js';
 import { assignRowSecret } from './row-secret.js';
-import { formatEtag } from '../serialize/etag.js';
-import type { ServiceContext } from './service-context.js';
+import { formatEtag } from '../edm/etag.js';
+import type { ServiceContext } from '../core/service-context.js';
 import type { Statements } from '../db/engine.js';
 import type { NumberReservations } from './number-series.js';
 

@@ -1,0 +1,29 @@
+/**
+ * The names and states of the framework's own hidden tables that more than one layer reads: the
+ * transactional outbox (written by the store in the writing transaction, read by the delivery worker)
+ * and webhook delivery's notifications and attempts. Each engine creates them with its own DDL
+ * (sqlite/sqlite-framework-tables.ts, postgres/postgres-framework-tables.ts); the leading underscore
+ * keeps them apart from entity-set tables.
+ */
+
+/** Business events written in the transaction of the change that raised them. */
+export const OUTBOX_TABLE = '_outbox';
+
+/** One notification per (event, subscription), its body fixed at fan-out. */
+export const NOTIFICATIONS_TABLE = '_notifications';
+
+/** One row per delivery attempt. */
+export const ATTEMPTS_TABLE = '_deliveryAttempts';
+
+/**
+ * State of an outbox row: `Pending` until fanned out; `Delivered` once handed to the notification queue
+ * (one `_notifications` row per subscriber, each with its own delivery state); `Failed` is not used by
+ * the worker (kept by the table's CHECK for databases created before delivery existed).
+ */
+export type OutboxStatus = 'Pending' | 'Delivered' | 'Failed';
+
+/** Delivery state of a notification. */
+export type NotificationStatus = 'Pending' | 'Sent' | 'Failed';
+
+/** What one attempt led to: delivered, to be retried, or given up. */
+export type AttemptOutcome = 'Sent' | 'Retry' | 'Failed';
