@@ -12,7 +12,7 @@
  * Token expiry is checked on every use, cached or not.
  */
 import type { Engine } from '../db/engine.js';
-import type { Principal } from '../core/request.js';
+import type { Principal } from './principal.js';
 import { andThen, type MaybePromise } from '../util/maybe-promise.js';
 import { ACCESS_VERSION_SQL } from '../db/auth-tables.js';
 

@@ -8,7 +8,7 @@
  */
 import type { Logger } from 'pino';
 import { AuthenticationError } from '../errors/odata-error.js';
-import type { Principal } from '../core/request.js';
+import type { Principal } from './principal.js';
 import { JwtVerifier, type JwtSettings } from './jwt-verifier.js';
 import type { TokenStore } from './token-store.js';
 import type { UserStore } from './user-store.js';

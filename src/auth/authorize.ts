@@ -6,7 +6,7 @@
  */
 import type { EntityType, RowScope } from '../edm/model.js';
 import { CompanyAccessDeniedError, PermissionDeniedError } from '../errors/odata-error.js';
-import type { Principal } from '../core/request.js';
+import type { Principal } from './principal.js';
 import type { ResourcePathBinding } from '../core/operation-context.js';
 import type { QueryOptions } from '../uri/ast.js';
 import { allows, requiredSet, SUPER } from './permission-sets.js';

@@ -6,7 +6,7 @@ import type { Engine } from '../db/engine.js';
 import { ident, sqlText, type SqlTag } from '../sql/sql-text.js';
 import { andThen, type MaybePromise } from '../util/maybe-promise.js';
 import type { EdmModel } from '../edm/model.js';
-import type { Principal } from '../core/request.js';
+import type { Principal } from './principal.js';
 import { GUID } from '../edm/values.js';
 import { knownPermissionSets } from './permission-sets.js';
 

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { defaultOptions, DEFAULT_WEBHOOKS } from '../config.js';
 import { createService, type Service } from '../service.js';
 import { businessRules } from '../rules/index.js';
-import type { Principal } from '../core/request.js';
+import type { Principal } from '../auth/principal.js';
 import { databaseFailure, isDatabaseFailure } from './startup-error.js';
 import { UsageError } from './args.js';
 import { parseDatabaseLocation } from '../db/database-location.js';

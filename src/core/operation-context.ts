@@ -2,7 +2,8 @@
  * Per-request state the operations share: the bound path, the company, the negotiated format and
  * the link bases. Built by `handle` after parsing and binding (operationContext).
  */
-import type { Principal, ODataRequest } from './request.js';
+import type { ODataRequest } from './request.js';
+import type { Principal } from '../auth/principal.js';
 import type { ServiceContext } from './service-context.js';
 import type { CompanyIdentity } from './resolve-company.js';
 import type { BoundPath } from '../uri/bound-path.js';

@@ -7,7 +7,7 @@ import { GUID } from '../edm/values.js';
 import { compile } from '../sql/compile.js';
 import { col, eq, param, select } from '../sql/build.js';
 import type { CompanyRef } from '../uri/bound-path.js';
-import type { Principal } from './request.js';
+import type { Principal } from '../auth/principal.js';
 import type { ServiceContext } from './service-context.js';
 import { andThen, type MaybePromise } from '../util/maybe-promise.js';
 import type { CompanyIdentity } from '../auth/access-cache.js';

@@ -2,10 +2,8 @@
  * What every request handler needs from the running service: the model, the database, the body
  * validator, the row-version clock, the logger and the business-rule hooks. Built once by `createService`.
  */
-import type { Logger } from 'pino';
-import type { EdmModel } from '../edm/model.js';
+import type { StoreContext } from '../store/store-context.js';
 import type { BodyValidator } from '../validation/validate-body.js';
-import type { HookRegistry } from '../hooks/registry.js';
 import type { Authenticator } from '../auth/authenticator.js';
 import type { AccessCache } from '../auth/access-cache.js';
 import type { UserStore } from '../auth/user-store.js';
@@ -14,7 +12,6 @@ import type { OutboundHttp } from '../events/outbound.js';
 import type { OutboxSignal } from '../events/outbox-signal.js';
 import type { ParseLimits } from '../uri/limits.js';
 import type { FailedAuthentications } from '../auth/failed-authentications.js';
-import type { Engine } from '../db/engine.js';
 import type { RefusalLog } from '../errors/refusal-log.js';
 import type { PathTemplates } from '../uri/path-templates.js';
 import type { KeyReadPaths } from './key-read-paths.js';
@@ -31,23 +28,17 @@ export type PartHandler = (req: ODataRequest, runners: OperationRunners) => ODat
  */
 export type BatchRunner = (svc: ServiceContext, req: ODataRequest, handlePart: PartHandler) => Promise<ODataResponse>;
 
-/** Long-lived service state shared by all requests. */
-export interface ServiceContext {
-  readonly model: EdmModel;
-  /** The database engine: its SQL dialect, driver, DDL and error mapping (db/engine.ts). */
-  readonly engine: Engine;
+/** Long-lived service state shared by all requests; the store's context is part of it. */
+export interface ServiceContext extends StoreContext {
+  /** Notified after every commit that wrote outbox rows (the delivery worker listens). */
+  readonly outboxSignal: OutboxSignal;
   readonly validator: BodyValidator;
-  /** Next row version (strictly increasing). */
-  readonly nextVersion: () => number;
-  readonly log: Logger;
   /** The error log of refused requests (503), one line per cause and minute (errors/refusal-log.ts). */
   readonly refusals: RefusalLog;
   /** Company (id or name) for unscoped URLs when the request names none; see Principal.defaultCompany. */
   readonly defaultCompany?: string;
   /** Cached $metadata documents (built once from the model). */
   readonly metadataCache: Map<string, string>;
-  /** The business-rule hook modules and action implementations, checked against the model. */
-  readonly hooks: HookRegistry;
   /** Bearer-token authentication (opaque tokens, JWTs). */
   readonly authenticator: Authenticator;
   /** Failed authentications per client address and credential (conventions §11). */
@@ -62,8 +53,6 @@ export interface ServiceContext {
   readonly outbound: OutboundHttp;
   /** Time limit of hook call-outs (the webhook handshake), ms. */
   readonly callTimeoutMs: number;
-  /** Notified after every commit that wrote outbox rows (the delivery worker listens). */
-  readonly outboxSignal: OutboxSignal;
   /** URL parse limits from the model's `limits`. */
   readonly parseLimits: ParseLimits;
   /** Resource paths parsed once per shape under `parseLimits` (uri/path-templates.ts). */

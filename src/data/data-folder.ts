@@ -11,7 +11,7 @@ import path from 'node:path';
 import type { EdmModel, EntityType } from '../edm/model.js';
 import { chooseFrom } from '../edm/suggest-name.js';
 import type { ServiceContext } from '../core/service-context.js';
-import type { Principal } from '../core/request.js';
+import type { Principal } from '../auth/principal.js';
 import { col, select } from '../sql/build.js';
 import { compile } from '../sql/compile.js';
 import { DataFileError, dataFormatOf, readDataFile } from './data-file.js';

@@ -16,7 +16,7 @@
 import type { EntityType, Property } from '../edm/model.js';
 import { jsonToStored } from '../edm/values.js';
 import type { ServiceContext } from '../core/service-context.js';
-import type { Principal } from '../core/request.js';
+import type { Principal } from '../auth/principal.js';
 import type { RowValues } from '../store/write-checks.js';
 import { runBeforeWrite } from '../hooks/run-hooks.js';
 import { BatchItemError, inWriteBatch, type WriteIdentity } from '../store/write-session.js';

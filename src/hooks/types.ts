@@ -13,7 +13,7 @@
  * ('Not_x0020_Started'), GUIDs lower-case, booleans 0/1; media fields only in the `after` of a write
  * that sets them (media PUT).
  */
-import type { Principal } from '../core/request.js';
+import type { Principal } from '../auth/principal.js';
 import type { StoredValue } from '../edm/values.js';
 import type { EdmModel } from '../edm/model.js';
 import type { OutboundHttp } from '../events/outbound.js';

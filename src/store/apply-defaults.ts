@@ -10,7 +10,7 @@ import type { DefaultValue, EntityType, Property } from '../edm/model.js';
 import type { StoredValue } from '../edm/values.js';
 import { assertNever } from '../util/assert-never.js';
 import { companyCondition } from '../query/plan-read.js';
-import type { ServiceContext } from '../core/service-context.js';
+import type { StoreContext } from './store-context.js';
 import type { Statements } from '../db/engine.js';
 import type { RowValues } from './write-checks.js';
 import { nextNumber, type NumberReservations } from './number-series.js';
@@ -25,7 +25,7 @@ export interface DefaultsInput {
 }
 
 /** Sets every missing property that has a default (in the transaction `tx`); returns those it set. */
-export async function applyDefaults(svc: ServiceContext, tx: Statements, type: EntityType, row: RowValues, input: DefaultsInput): Promise<Property[]> {
+export async function applyDefaults(svc: StoreContext, tx: Statements, type: EntityType, row: RowValues, input: DefaultsInput): Promise<Property[]> {
   const filled: Property[] = [];
   for (const p of type.properties) {
     if (p.default === undefined || row.has(p.name)) continue;
@@ -55,7 +55,7 @@ export function hasGeneratedKey(type: EntityType, row: RowValues): boolean {
   return key !== undefined && row.get(type.key.name) === key;
 }
 
-async function defaultValue(svc: ServiceContext, tx: Statements, type: EntityType, p: Property, d: DefaultValue, row: RowValues, input: DefaultsInput): Promise<StoredValue> {
+async function defaultValue(svc: StoreContext, tx: Statements, type: EntityType, p: Property, d: DefaultValue, row: RowValues, input: DefaultsInput): Promise<StoredValue> {
   switch (d.kind) {
     case 'value':
       return typeof d.value === 'boolean' ? (d.value ? 1 : 0) : d.value;

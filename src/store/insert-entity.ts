@@ -16,7 +16,7 @@ import { readRow } from './resolve-path.js';
 import type { CompiledQuery } from '../sql/compile.js';
 import { assignRowSecret } from './row-secret.js';
 import { formatEtag } from '../edm/etag.js';
-import type { ServiceContext } from '../core/service-context.js';
+import type { StoreContext } from './store-context.js';
 import type { Statements } from '../db/engine.js';
 import type { NumberReservations } from './number-series.js';
 
@@ -51,7 +51,7 @@ export function isoTime(now: Date): string {
  * clock is ahead (instances share the database, not the clock): every write of a row changes its
  * ETag, whichever instance makes it. `stored` is the version the UPDATE is conditional on.
  */
-export function nextRowVersion(svc: ServiceContext, stored?: unknown): number {
+export function nextRowVersion(svc: StoreContext, stored?: unknown): number {
   const clock = svc.nextVersion();
   const after = stored === undefined || stored === null ? 0 : Number(stored) + 1;
   return clock > after ? clock : after;
@@ -61,7 +61,7 @@ export function nextRowVersion(svc: ServiceContext, stored?: unknown): number {
  * Sets the auto-modified properties, a new row version (past `stored`, see nextRowVersion) and, unless
  * `bulk` (WriteStamp.bulk), its stored ETag on a row being written.
  */
-export function stampRow(svc: ServiceContext, type: EntityType, row: RowValues, now: Date, stored?: unknown, bulk = false): void {
+export function stampRow(svc: StoreContext, type: EntityType, row: RowValues, now: Date, stored?: unknown, bulk = false): void {
   const at = isoTime(now);
   for (const p of type.properties) if (p.autoModified) row.set(p.name, at);
   const version = nextRowVersion(svc, stored);
@@ -81,7 +81,7 @@ export function stampRow(svc: ServiceContext, type: EntityType, row: RowValues, 
  * the answer and the order of the checks are those of looking them up here.
  */
 export async function prepareInsert(
-  svc: ServiceContext,
+  svc: StoreContext,
   tx: Statements,
   type: EntityType,
   companyId: string | undefined,
@@ -108,7 +108,7 @@ export async function prepareInsert(
 }
 
 /** Writes a prepared row (with the hidden company), without returning it; `guard`: see prepareInsert. */
-export async function insertRow(svc: ServiceContext, tx: Statements, type: EntityType, companyId: string | undefined, row: RowValues, guard: readonly ReferenceCheck[] = []): Promise<void> {
+export async function insertRow(svc: StoreContext, tx: Statements, type: EntityType, companyId: string | undefined, row: RowValues, guard: readonly ReferenceCheck[] = []): Promise<void> {
   const written = await tx.run(insertStatement(svc, type, companyId, row, false, guard));
   if (written === 0 && guard.length > 0) await guardFailed(svc, tx, type, companyId, guard);
 }
@@ -118,7 +118,7 @@ export async function insertRow(svc: ServiceContext, tx: Statements, type: Entit
  * (one statement), or, for a type whose computed properties read its own table
  * (query/plan-returning.ts), it is read back. `guard`: see prepareInsert.
  */
-export async function writeInsert(svc: ServiceContext, tx: Statements, type: EntityType, companyId: string | undefined, row: RowValues, guard: readonly ReferenceCheck[] = []): Promise<DbRow> {
+export async function writeInsert(svc: StoreContext, tx: Statements, type: EntityType, companyId: string | undefined, row: RowValues, guard: readonly ReferenceCheck[] = []): Promise<DbRow> {
   let stored: DbRow | undefined;
   if (writeReturnsRow(type)) {
     stored = await tx.runReturning(insertStatement(svc, type, companyId, row, true, guard));
@@ -132,13 +132,13 @@ export async function writeInsert(svc: ServiceContext, tx: Statements, type: Ent
 }
 
 /** A guarded INSERT wrote nothing: the lookups say which reference failed (in the same transaction, so one does). */
-async function guardFailed(svc: ServiceContext, tx: Statements, type: EntityType, companyId: string | undefined, guard: readonly ReferenceCheck[]): Promise<never> {
+async function guardFailed(svc: StoreContext, tx: Statements, type: EntityType, companyId: string | undefined, guard: readonly ReferenceCheck[]): Promise<never> {
   await runReferenceChecks(svc, tx, type, companyId, guard);
   throw new Error(`the INSERT of a ${type.name} wrote no row, yet its references hold`);
 }
 
 /** The INSERT of a prepared row, RETURNING the entity's columns when `returning`, written only if the `guard` references hold. */
-function insertStatement(svc: ServiceContext, type: EntityType, companyId: string | undefined, row: RowValues, returning: boolean, guard: readonly ReferenceCheck[]): CompiledQuery {
+function insertStatement(svc: StoreContext, type: EntityType, companyId: string | undefined, row: RowValues, returning: boolean, guard: readonly ReferenceCheck[]): CompiledQuery {
   // The order of the columns does not matter: one shape per set of columns.
   const columns = [...row.keys()].sort();
   const params = columns.map((c) => row.get(c) ?? null);
@@ -173,7 +173,7 @@ function insertStatement(svc: ServiceContext, type: EntityType, companyId: strin
 }
 
 /** Inserts a row (values by property name, stored form) and returns it as stored; runs no hooks (seeding). */
-export async function insertEntity(svc: ServiceContext, tx: Statements, type: EntityType, companyId: string | undefined, row: RowValues, stamp: WriteStamp): Promise<DbRow> {
+export async function insertEntity(svc: StoreContext, tx: Statements, type: EntityType, companyId: string | undefined, row: RowValues, stamp: WriteStamp): Promise<DbRow> {
   const guard = await prepareInsert(svc, tx, type, companyId, row, stamp, undefined, true);
   return writeInsert(svc, tx, type, companyId, row, guard);
 }

@@ -10,7 +10,7 @@ import type { SqlExpr } from '../sql/nodes.js';
 import { HIDDEN_COLUMNS, type EntityType, type NumberSeriesDefinition, type Property } from '../edm/model.js';
 import { randomUUID } from 'node:crypto';
 import { companyCondition } from '../query/plan-read.js';
-import type { ServiceContext } from '../core/service-context.js';
+import type { StoreContext } from './store-context.js';
 import type { Statements } from '../db/engine.js';
 
 /** A series counter as read from the number-series row. */
@@ -31,7 +31,7 @@ export class NumberReservations {
   private readonly counters = new Map<string, Counter>();
 
   /** The counter of a series in a company, read (and locked, where the engine locks rows) on first use. */
-  async counter(svc: ServiceContext, tx: Statements, series: string, companyId: string | undefined): Promise<Counter> {
+  async counter(svc: StoreContext, tx: Statements, series: string, companyId: string | undefined): Promise<Counter> {
     const key = `${companyId ?? ''}\u0000${series}`;
     let counter = this.counters.get(key);
     if (counter === undefined) {
@@ -42,7 +42,7 @@ export class NumberReservations {
   }
 
   /** Writes the advanced counters back; call inside the session's transaction, after its last write. */
-  async flush(svc: ServiceContext, tx: Statements): Promise<void> {
+  async flush(svc: StoreContext, tx: Statements): Promise<void> {
     for (const counter of this.counters.values()) {
       if (!counter.dirty) continue;
       await writeCounter(svc, tx, counter.id, counter.last);
@@ -51,7 +51,7 @@ export class NumberReservations {
   }
 }
 
-function seriesStore(svc: ServiceContext, series: string): { def: NumberSeriesDefinition; store: EntityType } {
+function seriesStore(svc: StoreContext, series: string): { def: NumberSeriesDefinition; store: EntityType } {
   const def = svc.model.numberSeries.find((s) => s.code === series);
   const store = svc.model.numberSeriesType;
   if (def === undefined || store === undefined) throw new Error(`number series ${series} is not configured`);
@@ -62,7 +62,7 @@ function seriesStore(svc: ServiceContext, series: string): { def: NumberSeriesDe
  * The series row of a company (created at 0 when missing), locked for the rest of the transaction
  * where the engine locks rows (PostgreSQL: FOR UPDATE), so concurrent writers take numbers in turn.
  */
-async function readCounter(svc: ServiceContext, tx: Statements, series: string, companyId: string | undefined): Promise<Omit<Counter, 'dirty'>> {
+async function readCounter(svc: StoreContext, tx: Statements, series: string, companyId: string | undefined): Promise<Omit<Counter, 'dirty'>> {
   const { def, store } = seriesStore(svc, series);
   // The statements run for every numbered insert: compiled once per shape (sql/statement-cache.ts).
   const scoped = store.scope === 'company';
@@ -95,7 +95,7 @@ function versionAfter(stored: SqlExpr, clock: SqlExpr): SqlExpr {
   return { kind: 'case', whens: [{ when: bin('<', stored, clock), then: clock }], otherwise: bin('+', stored, constant(1)) };
 }
 
-async function writeCounter(svc: ServiceContext, tx: Statements, id: string, last: number): Promise<void> {
+async function writeCounter(svc: StoreContext, tx: Statements, id: string, last: number): Promise<void> {
   const store = svc.model.numberSeriesType;
   if (store === undefined) throw new Error('no number series type');
   await tx.run(
@@ -113,7 +113,7 @@ async function writeCounter(svc: ServiceContext, tx: Statements, id: string, las
  * The next free number of `series` for the company, reserved by advancing the counter: in
  * `reservations` (written back at their flush) when given, else in the database at once.
  */
-export async function nextNumber(svc: ServiceContext, tx: Statements, type: EntityType, p: Property, series: string, companyId: string | undefined, reservations?: NumberReservations): Promise<string> {
+export async function nextNumber(svc: StoreContext, tx: Statements, type: EntityType, p: Property, series: string, companyId: string | undefined, reservations?: NumberReservations): Promise<string> {
   const counter = reservations === undefined ? { ...(await readCounter(svc, tx, series, companyId)), dirty: false } : await reservations.counter(svc, tx, series, companyId);
   let n = counter.last;
   let candidate: string;

@@ -22,7 +22,7 @@ import type { Statements } from '../db/engine.js';
 import type { DbRow } from '../db/database.js';
 import type { PathStep } from '../uri/bound-path.js';
 import type { ODataRequest } from '../core/request.js';
-import type { ServiceContext } from '../core/service-context.js';
+import type { StoreContext } from './store-context.js';
 import { writeUpdateWhere } from './update-entity.js';
 
 /** An update that can be one statement, and the version its If-Match names (undefined for `*`). */
@@ -41,7 +41,7 @@ function plainChange(type: EntityType, name: string, value: StoredValue): boolea
 
 /** The plan of a one-statement update, or undefined when the update must read the row first (see the file comment). */
 export function oneStatementUpdate(
-  svc: ServiceContext,
+  svc: StoreContext,
   type: EntityType,
   steps: readonly PathStep[],
   req: ODataRequest,
@@ -64,7 +64,7 @@ export function oneStatementUpdate(
 
 /** Runs the one-statement update in `tx`; the row as stored and the path's keys, or undefined when it wrote nothing. */
 export async function updateInOneStatement(
-  svc: ServiceContext,
+  svc: StoreContext,
   tx: Statements,
   steps: readonly PathStep[],
   companyId: string | undefined,

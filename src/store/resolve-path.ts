@@ -9,7 +9,7 @@ import type { StoredValue } from '../edm/values.js';
 import { NotFoundError } from '../errors/odata-error.js';
 import { planRead, type PathCondition } from '../query/plan-read.js';
 import type { PathStep } from '../uri/bound-path.js';
-import type { ServiceContext } from '../core/service-context.js';
+import type { StoreContext } from './store-context.js';
 import type { Statements } from '../db/engine.js';
 import { andThen, type MaybePromise } from '../util/maybe-promise.js';
 import { statementsOf } from '../sql/statement-cache.js';
@@ -48,7 +48,7 @@ function conditionsFor(step: PathStep, parentRow: DbRow | undefined): { conditio
 }
 
 /** Reads one row of a type by conditions (undefined when absent) with `db`: the engine's statements, or a transaction's. */
-export function readRow(svc: ServiceContext, db: Statements, type: EntityType, companyId: string | undefined, conditions: readonly PathCondition[]): MaybePromise<DbRow | undefined> {
+export function readRow(svc: StoreContext, db: Statements, type: EntityType, companyId: string | undefined, conditions: readonly PathCondition[]): MaybePromise<DbRow | undefined> {
   const scoped = companyId !== undefined;
   const values = scoped ? [companyId, ...conditions.map((c) => c.value)] : conditions.map((c) => c.value);
   const shape = `read ${scoped ? 'company ' : ''}${conditions.map((c) => c.property).join(',')}`;
@@ -64,7 +64,7 @@ export function readRow(svc: ServiceContext, db: Statements, type: EntityType, c
  * Resolves the steps of a path with `db`; throws (or rejects) 404 when a step before the last does
  * not exist. Synchronous where the engine answers at once (the request path of SQLite).
  */
-export function resolvePath(svc: ServiceContext, db: Statements, steps: readonly PathStep[], companyId: string | undefined): MaybePromise<ResolvedPath> {
+export function resolvePath(svc: StoreContext, db: Statements, steps: readonly PathStep[], companyId: string | undefined): MaybePromise<ResolvedPath> {
   const keys: StoredValue[] = [];
   const from = (i: number, parentRow: DbRow | undefined): MaybePromise<ResolvedPath> => {
     if (i === steps.length - 1) {
@@ -92,7 +92,7 @@ export interface LoadedTarget {
 }
 
 /** Resolves a path and loads the one entity it addresses, in the write transaction `tx`. */
-export async function loadTarget(svc: ServiceContext, tx: Statements, steps: readonly PathStep[], companyId: string | undefined): Promise<LoadedTarget> {
+export async function loadTarget(svc: StoreContext, tx: Statements, steps: readonly PathStep[], companyId: string | undefined): Promise<LoadedTarget> {
   const resolved = await resolvePath(svc, tx, steps, companyId);
   const type = resolved.step.type;
   const row = resolved.reachable ? await readRow(svc, tx, type, companyId, resolved.conditions) : undefined;

@@ -10,7 +10,7 @@ import type { StoredValue } from '../edm/values.js';
 import { chooseFrom } from '../edm/suggest-name.js';
 import { planRead } from '../query/plan-read.js';
 import { readRow, recordNotFound } from './resolve-path.js';
-import type { ServiceContext } from '../core/service-context.js';
+import type { StoreContext } from './store-context.js';
 import type { Statements } from '../db/engine.js';
 import type { Row, RowChanges, TxReader, TxWriter } from '../hooks/types.js';
 import type { WriteSession } from './write-session.js';
@@ -29,7 +29,7 @@ export function rowOf(type: EntityType, source: Readonly<Record<string, unknown>
   return out;
 }
 
-function typeNamed(svc: ServiceContext, name: string): EntityType {
+function typeNamed(svc: StoreContext, name: string): EntityType {
   const type = svc.model.entityTypeByName.get(name);
   if (type === undefined) throw new Error(`A rule named the entity type '${name}', which the model does not have; ${chooseFrom(name, [...svc.model.entityTypeByName.keys()])}.`);
   return type;
@@ -49,7 +49,7 @@ function storedValues(type: EntityType, values: RowChanges, what: string): Map<s
   return out;
 }
 
-async function load(svc: ServiceContext, tx: Statements, type: EntityType, companyId: string | undefined, key: StoredValue): Promise<DbRow | undefined> {
+async function load(svc: StoreContext, tx: Statements, type: EntityType, companyId: string | undefined, key: StoredValue): Promise<DbRow | undefined> {
   return readRow(svc, tx, type, companyId, [{ property: type.key.name, value: key }]);
 }
 
@@ -61,7 +61,7 @@ async function load(svc: ServiceContext, tx: Statements, type: EntityType, compa
 export type Track = <T>(work: () => Promise<T>) => Promise<T>;
 
 /** Reads for hooks in the write transaction `tx`, within one company. */
-export function txReader(svc: ServiceContext, tx: Statements, companyId: string | undefined, track: Track): TxReader {
+export function txReader(svc: StoreContext, tx: Statements, companyId: string | undefined, track: Track): TxReader {
   return {
     get: <T extends Row = Row>(entityType: string, key: StoredValue): Promise<T | undefined> =>
       track(async () => {

@@ -17,7 +17,7 @@ import { isoTime, stampRow } from './insert-entity.js';
 import { returningColumns, writeReturnsRow } from '../query/plan-returning.js';
 import { writesOf } from '../sql/statement-cache.js';
 import { readRow } from './resolve-path.js';
-import type { ServiceContext } from '../core/service-context.js';
+import type { StoreContext } from './store-context.js';
 import type { Statements } from '../db/engine.js';
 
 /** The stored columns of `before` with `changes` applied (what the row will hold). */
@@ -29,7 +29,7 @@ export function mergeChanges(type: EntityType, before: DbRow, changes: ReadonlyM
 }
 
 /** The model's checks of an update: required fields, references and unique values that changed. */
-export async function checkUpdate(svc: ServiceContext, tx: Statements, type: EntityType, companyId: string | undefined, merged: RowValues, changed: ReadonlySet<string>, key: StoredValue): Promise<void> {
+export async function checkUpdate(svc: StoreContext, tx: Statements, type: EntityType, companyId: string | undefined, merged: RowValues, changed: ReadonlySet<string>, key: StoredValue): Promise<void> {
   checkRequired(type, merged);
   await checkReferences(svc, tx, type, companyId, merged, changed);
   await checkUnique(svc, tx, type, companyId, merged, changed, key);
@@ -43,7 +43,7 @@ export async function checkUpdate(svc: ServiceContext, tx: Statements, type: Ent
  * instance, on an engine whose transactions do not lock what they read), nothing is written and the
  * answer is 412, so two writers can never both act on the same version.
  */
-export async function writeUpdate(svc: ServiceContext, tx: Statements, type: EntityType, companyId: string | undefined, before: DbRow, changes: ReadonlyMap<string, StoredValue>, now: Date): Promise<DbRow> {
+export async function writeUpdate(svc: StoreContext, tx: Statements, type: EntityType, companyId: string | undefined, before: DbRow, changes: ReadonlyMap<string, StoredValue>, now: Date): Promise<DbRow> {
   const values: RowValues = new Map(changes);
   stampRow(svc, type, values, now, before[HIDDEN_COLUMNS.version]);
   // The order of SET does not matter: one shape per set of columns, whatever order the body named them in.
@@ -78,7 +78,7 @@ export async function writeUpdate(svc: ServiceContext, tx: Statements, type: Ent
  * reads it to say which. For a type whose write returns its row (query/plan-returning.ts).
  */
 export async function writeUpdateWhere(
-  svc: ServiceContext,
+  svc: StoreContext,
   tx: Statements,
   type: EntityType,
   companyId: string | undefined,
@@ -112,6 +112,6 @@ export async function writeUpdateWhere(
 }
 
 /** Deletes one row by key; contained children go with it through the foreign keys' ON DELETE CASCADE. */
-export async function writeDelete(svc: ServiceContext, tx: Statements, type: EntityType, key: StoredValue): Promise<void> {
+export async function writeDelete(svc: StoreContext, tx: Statements, type: EntityType, key: StoredValue): Promise<void> {
   await tx.run(compile({ kind: 'delete', table: type.table, where: eq(col(type.table, type.key.name), param(key)) }, svc.engine.dialect));
 }

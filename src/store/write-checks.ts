@@ -9,7 +9,7 @@ import type { SelectNode, SqlExpr } from '../sql/nodes.js';
 import { HIDDEN_COLUMNS, type EntityType, type NavigationProperty } from '../edm/model.js';
 import type { StoredValue } from '../edm/values.js';
 import { BodyValidationError, ConflictError } from '../errors/odata-error.js';
-import type { ServiceContext } from '../core/service-context.js';
+import type { StoreContext } from './store-context.js';
 import type { DbRow, Statements } from '../db/engine.js';
 
 /** A row being written: stored values by property name. */
@@ -40,7 +40,7 @@ export function matchingRow(type: EntityType, alias: string, company: SqlExpr | 
 }
 
 /** true when a row matches; `companyId` undefined searches every company (keys are global). */
-async function exists(svc: ServiceContext, tx: Statements, type: EntityType, companyId: string | undefined, conditions: readonly (readonly [string, StoredValue])[], exceptKey?: StoredValue): Promise<boolean> {
+async function exists(svc: StoreContext, tx: Statements, type: EntityType, companyId: string | undefined, conditions: readonly (readonly [string, StoredValue])[], exceptKey?: StoredValue): Promise<boolean> {
   const scoped = companyId !== undefined && type.scope === 'company';
   const except = exceptKey !== undefined;
   const values: StoredValue[] = [...(scoped ? [companyId] : []), ...conditions.map(([, v]) => v), ...(except ? [exceptKey] : [])];
@@ -83,12 +83,12 @@ export function uniqueChecks(type: EntityType, row: RowValues, changed: Readonly
 }
 
 /** 409 when the key (globally), a unique property or an alternate key (within the company) is taken by another row. */
-export async function checkUnique(svc: ServiceContext, tx: Statements, type: EntityType, companyId: string | undefined, row: RowValues, changed: ReadonlySet<string>, selfKey?: StoredValue): Promise<void> {
+export async function checkUnique(svc: StoreContext, tx: Statements, type: EntityType, companyId: string | undefined, row: RowValues, changed: ReadonlySet<string>, selfKey?: StoredValue): Promise<void> {
   await runUniqueChecks(svc, tx, type, companyId, uniqueChecks(type, row, changed), selfKey);
 }
 
 /** 409 for the first of `checks` whose values another row (not `selfKey`) has. */
-export async function runUniqueChecks(svc: ServiceContext, tx: Statements, type: EntityType, companyId: string | undefined, checks: readonly UniqueCheck[], selfKey?: StoredValue): Promise<void> {
+export async function runUniqueChecks(svc: StoreContext, tx: Statements, type: EntityType, companyId: string | undefined, checks: readonly UniqueCheck[], selfKey?: StoredValue): Promise<void> {
   for (const check of checks) {
     if (await exists(svc, tx, type, check.perCompany ? companyId : undefined, check.values, selfKey)) {
       const shown = check.values.map(([name, v]) => `${name}='${String(v)}'`).join(', ');
@@ -129,12 +129,12 @@ export function referenceChecks(type: EntityType, row: RowValues, changed: Reado
 }
 
 /** 400 when a changed reference field names no row of the referenced type in the same company (`parent` needs no lookup). */
-export async function checkReferences(svc: ServiceContext, tx: Statements, type: EntityType, companyId: string | undefined, row: RowValues, changed: ReadonlySet<string>, parent?: ParentRow): Promise<void> {
+export async function checkReferences(svc: StoreContext, tx: Statements, type: EntityType, companyId: string | undefined, row: RowValues, changed: ReadonlySet<string>, parent?: ParentRow): Promise<void> {
   await runReferenceChecks(svc, tx, type, companyId, referenceChecks(type, row, changed, parent));
 }
 
 /** 400 for the first of `checks` that names no row. */
-export async function runReferenceChecks(svc: ServiceContext, tx: Statements, type: EntityType, companyId: string | undefined, checks: readonly ReferenceCheck[]): Promise<void> {
+export async function runReferenceChecks(svc: StoreContext, tx: Statements, type: EntityType, companyId: string | undefined, checks: readonly ReferenceCheck[]): Promise<void> {
   for (const { nav, values } of checks) {
     if (!(await exists(svc, tx, nav.target, companyId, values))) {
       const field = nav.joins[0]?.sourceProperty ?? nav.name;

@@ -8,8 +8,8 @@ import type { DbRow } from '../db/database.js';
 import type { Transaction } from '../db/engine.js';
 import type { EntityType } from '../edm/model.js';
 import type { StoredValue } from '../edm/values.js';
-import type { Principal } from '../core/request.js';
-import type { ServiceContext } from '../core/service-context.js';
+import type { Principal } from '../auth/principal.js';
+import type { StoreContext } from './store-context.js';
 import type { ParentRow, RowValues } from './write-checks.js';
 import { insertRow, prepareInsert, writeInsert } from './insert-entity.js';
 import { NumberReservations } from './number-series.js';
@@ -76,7 +76,7 @@ export class WriteSession {
    *   hook, and otherwise `create` returns the values written.
    */
   constructor(
-    readonly svc: ServiceContext,
+    readonly svc: StoreContext,
     readonly identity: WriteIdentity,
     readonly tx: Transaction,
     private readonly returnRows = true,
@@ -219,7 +219,7 @@ export class WriteSession {
  * to the outbox before COMMIT, then signals the delivery worker (when events or webhook subscriptions
  * were written) and runs the afterCommit hooks (their failures are logged, not returned).
  */
-export async function inWriteTransaction<T>(svc: ServiceContext, identity: WriteIdentity, body: (session: WriteSession) => Promise<T>): Promise<T> {
+export async function inWriteTransaction<T>(svc: StoreContext, identity: WriteIdentity, body: (session: WriteSession) => Promise<T>): Promise<T> {
   let session: WriteSession | undefined;
   const result = await svc.engine.transaction(async (tx) => {
     session = new WriteSession(svc, identity, tx);
@@ -233,7 +233,7 @@ export async function inWriteTransaction<T>(svc: ServiceContext, identity: Write
 }
 
 /** Signals the delivery worker (when events or webhook subscriptions were written) and runs the sessions' afterCommit hooks. */
-async function afterCommit(svc: ServiceContext, sessions: readonly WriteSession[]): Promise<void> {
+async function afterCommit(svc: StoreContext, sessions: readonly WriteSession[]): Promise<void> {
   if (sessions.some((s) => s.events.length > 0)) svc.outboxSignal.notify('events');
   const subscriptions = svc.model.eventTypes?.subscription.name;
   if (sessions.some((s) => s.committed.some((w) => w.ctx.entityType === subscriptions))) svc.outboxSignal.notify('subscriptions');
@@ -259,7 +259,7 @@ class RetryItemByItem extends Error {}
  * see WriteSession (false for an import, which does not use the stored rows).
  */
 export async function inWriteBatch<I, T>(
-  svc: ServiceContext,
+  svc: StoreContext,
   identity: WriteIdentity,
   items: readonly I[],
   body: (session: WriteSession, item: I) => Promise<T>,
@@ -336,7 +336,7 @@ export interface WriteJob {
  * the turn's group commit (its own savepoint), like a request's write; on PostgreSQL a job of the
  * write batches whose parts are pipelined as the batch's jobs are.
  */
-export async function inOneWriteTransaction(svc: ServiceContext, jobs: readonly WriteJob[]): Promise<unknown[]> {
+export async function inOneWriteTransaction(svc: StoreContext, jobs: readonly WriteJob[]): Promise<unknown[]> {
   // The engine may run the transaction again (a batch that lost to another writer): each run of a part makes its session anew.
   const sessions: WriteSession[] = [];
   const results = await svc.engine.transactionInParts(
