@@ -11,6 +11,7 @@ import type { QueryOptions } from '../uri/ast.js';
 import type { EntityLinkBase } from '../serialize/entity-json.js';
 import type { OperationRunners, ReadRunner, WriteRunner } from './operation-runners.js';
 import { companyPrefix } from '../serialize/context-url.js';
+import { preconditionsOf, type Preconditions } from './preconditions.js';
 
 /** A resource path (not the service document or $metadata). */
 export type ResourcePathBinding = Extract<BoundPath, { kind: 'resource' }>;
@@ -22,6 +23,8 @@ export interface OperationContext {
   readonly principal: Principal;
   readonly path: ResourcePathBinding;
   readonly options: QueryOptions;
+  /** If-Match and If-None-Match, read once from the headers. */
+  readonly preconditions: Preconditions;
   /** The request's company; undefined for global resources. */
   readonly company: CompanyIdentity | undefined;
   /** Link base for entity URLs (company-scoped whenever the row has a company). */
@@ -45,6 +48,7 @@ export function operationContext(svc: ServiceContext, req: ODataRequest, princip
     principal,
     path: bound,
     options,
+    preconditions: preconditionsOf(req.headers),
     company,
     links: { serviceRootUrl: req.serviceRootUrl, prefix: companyPrefix(companySet, company?.id) },
     contextPrefix: bound.company.kind === 'path' ? companyPrefix(companySet, company?.id) : '',

@@ -1,10 +1,8 @@
 /**
- * Reading request bodies and preconditions: JSON bodies (415 for other content types, 400 for
- * malformed JSON), If-Match (428 when required and missing, 412 when stale), If-None-Match (412 when
- * it matches) and `Prefer`.
+ * Reading request bodies: JSON bodies (415 for other content types, 400 for malformed JSON) and
+ * `Prefer` (preconditions.ts reads If-Match and If-None-Match).
  */
-import { BodyValidationError, ifNoneMatchFailed, PreconditionFailedError, PreconditionRequiredError, UnsupportedMediaTypeError } from '../errors/odata-error.js';
-import { etagMatches } from '../edm/etag.js';
+import { BodyValidationError, UnsupportedMediaTypeError } from '../errors/odata-error.js';
 import type { ODataRequest } from './request.js';
 import { parsePrefer } from '../uri/parse-prefer.js';
 import { limitSetting } from '../edm/service-limits.js';
@@ -55,25 +53,6 @@ export function readJsonBody(req: ODataRequest, maxDepth: number): unknown {
   } catch (e) {
     throw new BodyValidationError('BadRequest', `Invalid Request Body: the body is not valid JSON (${(e as Error).message}).`);
   }
-}
-
-/**
- * Checks the preconditions of a change to an entity whose current ETag is `currentEtag`, in RFC 9110
- * §13.2.2's order: If-Match first (`ifMatchRequired` makes a missing one a 428, OData 4.01 Part 1
- * §8.2.4: If-None-Match does not stand in for it; a stale one is a 412), then If-None-Match, whose `*`
- * or a listed current ETag is a 412 (§8.2.5: the operation "MUST only be invoked if the If-Match or
- * If-None-Match condition is satisfied"). OpenUI5 sends `If-None-Match: *` to write only what does not
- * exist yet: an existing entity is then a 412, or the 428 first where If-Match is required and missing.
- */
-export function checkPreconditions(req: ODataRequest, currentEtag: string, ifMatchRequired: boolean): void {
-  const ifMatch = req.headers['if-match'];
-  if (ifMatch === undefined || ifMatch.trim() === '') {
-    if (ifMatchRequired) throw new PreconditionRequiredError();
-  } else if (!etagMatches(ifMatch, currentEtag)) {
-    throw new PreconditionFailedError();
-  }
-  const ifNoneMatch = req.headers['if-none-match'];
-  if (ifNoneMatch !== undefined && ifNoneMatch.trim() !== '' && etagMatches(ifNoneMatch, currentEtag)) throw ifNoneMatchFailed();
 }
 
 /** The `return=` preference of the request (OData Protocol §8.2.8.7). */

@@ -21,7 +21,6 @@ import { versionOfEtag } from '../edm/etag.js';
 import type { Statements } from '../db/engine.js';
 import type { DbRow } from '../db/database.js';
 import type { PathStep } from '../uri/bound-path.js';
-import type { ODataRequest } from '../core/request.js';
 import type { StoreContext } from './store-context.js';
 import { writeUpdateWhere } from './update-entity.js';
 
@@ -44,7 +43,7 @@ export function oneStatementUpdate(
   svc: StoreContext,
   type: EntityType,
   steps: readonly PathStep[],
-  req: ODataRequest,
+  preconditions: { readonly ifMatch: string | undefined; readonly ifNoneMatch: string | undefined },
   body: Record<string, unknown>,
   changes: ReadonlyMap<string, StoredValue>,
 ): OneStatementUpdate | undefined {
@@ -53,10 +52,8 @@ export function oneStatementUpdate(
   if (hooks?.afterCommit !== undefined || validatesUpdate(hooks, changes.keys()) || type.name === svc.model.eventTypes?.subscription.name) return undefined;
   if (body[type.key.name] !== undefined) return undefined;
   for (const [name, value] of changes) if (!plainChange(type, name, value)) return undefined;
-  const ifNoneMatch = req.headers['if-none-match'];
-  if (ifNoneMatch !== undefined && ifNoneMatch.trim() !== '') return undefined;
-  const ifMatch = req.headers['if-match']?.trim();
-  if (ifMatch === undefined || ifMatch === '') return undefined;
+  const { ifMatch, ifNoneMatch } = preconditions;
+  if (ifNoneMatch !== undefined || ifMatch === undefined) return undefined;
   if (ifMatch === '*') return { version: undefined };
   const version = versionOfEtag(ifMatch);
   return version === undefined ? undefined : { version };

@@ -14,7 +14,7 @@ import { negotiateJson } from '../format.js';
 import type { OperationContext } from '../operation-context.js';
 import type { ODataResponse } from '../request.js';
 import { loadTarget, readRow, recordNotFound } from '../../store/resolve-path.js';
-import { checkPreconditions } from '../request-body.js';
+import { checkPreconditions } from '../preconditions.js';
 import { entityResponse, noContent } from '../responses.js';
 import { writeIdentity } from './write-hooks.js';
 
@@ -31,7 +31,7 @@ export async function invokeAction(ctx: OperationContext, action: BoundAction): 
 
   const result = await ctx.writes.run(svc, identity, async (session) => {
     const target = await loadTarget(svc, session.tx, ctx.path.steps, identity.companyId);
-    checkPreconditions(ctx.req, rowEtag(target.row), false);
+    checkPreconditions(ctx.preconditions, rowEtag(target.row), false);
     const returned = await session.invoke(target.type, action.name, handler, target.row);
     if (returnType === undefined) return undefined;
     const key = returned?.[returnType.key.name] as StoredValue | undefined;

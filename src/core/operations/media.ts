@@ -14,7 +14,8 @@ import type { OperationContext } from '../operation-context.js';
 import type { ODataResponse } from '../request.js';
 import { noContent } from '../responses.js';
 import { loadTarget, readRow, recordNotFound, resolvePath } from '../../store/resolve-path.js';
-import { checkPreconditions, mediaType } from '../request-body.js';
+import { mediaType } from '../request-body.js';
+import { checkPreconditions, requireIfMatch } from '../preconditions.js';
 import { beforeWrite, writeIdentity } from './write-hooks.js';
 
 function mediaTarget(ctx: OperationContext): { property: Extract<OperationContext['path']['target'], { kind: 'media' }>['property']; contentType: string; maxBytes: number } {
@@ -62,6 +63,7 @@ export async function readMedia(ctx: OperationContext): Promise<ODataResponse> {
 /** PUT of a media property: replaces its bytes (an update of the owning entity, hooks included); 204. */
 export async function writeMedia(ctx: OperationContext): Promise<ODataResponse> {
   const { property, contentType, maxBytes } = mediaTarget(ctx);
+  requireIfMatch(ctx.preconditions);
   const sent = mediaType(ctx.req.headers['content-type']);
   if (sent !== contentType) {
     throw new UnsupportedMediaTypeError(`'${property.name}' accepts only ${contentType}; the request sent '${ctx.req.headers['content-type'] ?? '(no Content-Type)'}'.`);
@@ -76,7 +78,7 @@ export async function writeMedia(ctx: OperationContext): Promise<ODataResponse> 
   const identity = writeIdentity(ctx);
   const etag = await ctx.writes.run(svc, identity, async (session) => {
     const target = await loadTarget(svc, session.tx, ctx.path.steps, identity.companyId);
-    checkPreconditions(ctx.req, rowEtag(target.row), true);
+    checkPreconditions(ctx.preconditions, rowEtag(target.row), true);
     return rowEtag(await session.update(target.type, target.row, changes));
   });
   return noContent({ ETag: etag });

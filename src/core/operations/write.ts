@@ -20,7 +20,8 @@ import { createdHeaders, entityResponse, jsonResponse, noContent } from '../resp
 import { loadTarget, resolvePath } from '../../store/resolve-path.js';
 import { oneStatementUpdate, updateInOneStatement } from '../../store/one-statement-update.js';
 import type { RowValues } from '../../store/write-checks.js';
-import { checkPreconditions, preferReturn, readJsonBody } from '../request-body.js';
+import { preferReturn, readJsonBody } from '../request-body.js';
+import { checkPreconditions, requireIfMatch } from '../preconditions.js';
 import { beforeWrite, writeIdentity } from './write-hooks.js';
 import { authorizeRowCompany } from '../../auth/authorize.js';
 import { assignedRowSecret, secretAnnotation, withSecretAnnotation } from '../../store/row-secret.js';
@@ -140,6 +141,7 @@ export async function update(ctx: OperationContext, replace = false): Promise<OD
   const type = lastType(ctx);
   const method = replace ? 'PUT' : 'PATCH';
   if (!type.capabilities.updatable) throw new MethodNotAllowedError(`${method} is not allowed on ${type.entitySet}: its records are read-only through the API.`, ['GET']);
+  requireIfMatch(ctx.preconditions);
   const format = negotiateJson(ctx.options.format, ctx.req.headers['accept']);
   const body = applyBindings(svc, type, readJsonBody(ctx.req, svc.model.service.maxJsonDepth), ctx.req.serviceRootUrl);
   const given = svc.validator.validate(type, body, 'update');
@@ -147,14 +149,14 @@ export async function update(ctx: OperationContext, replace = false): Promise<OD
   if (replace) for (const [name, value] of replacedValues(type, given)) values.set(name, value);
   const changes = await beforeWrite(ctx, type, 'update', values);
   const identity = writeIdentity(ctx);
-  const oneStatement = oneStatementUpdate(svc, type, ctx.path.steps, ctx.req, body as Record<string, unknown>, changes);
+  const oneStatement = oneStatementUpdate(svc, type, ctx.path.steps, ctx.preconditions, body as Record<string, unknown>, changes);
 
   const result = await ctx.writes.run(svc, identity, async (session) => {
     const written = oneStatement === undefined ? undefined : await updateInOneStatement(svc, session.tx, ctx.path.steps, identity.companyId, type, changes, identity.now, oneStatement);
     if (written !== undefined) return written;
     const target = await loadTarget(svc, session.tx, ctx.path.steps, identity.companyId);
     checkSentKey(type, body, target.row[type.key.name]);
-    checkPreconditions(ctx.req, rowEtag(target.row), true);
+    checkPreconditions(ctx.preconditions, rowEtag(target.row), true);
     return { row: await session.update(type, target.row, changes), keys: target.keys };
   });
 
@@ -172,7 +174,7 @@ export async function remove(ctx: OperationContext): Promise<ODataResponse> {
   const identity = writeIdentity(ctx);
   await ctx.writes.run(svc, identity, async (session) => {
     const target = await loadTarget(svc, session.tx, ctx.path.steps, identity.companyId);
-    checkPreconditions(ctx.req, rowEtag(target.row), false);
+    checkPreconditions(ctx.preconditions, rowEtag(target.row), false);
     await session.delete(type, target.row);
   });
   return noContent();
