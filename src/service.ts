@@ -5,7 +5,7 @@
  */
 import pino, { type Logger } from 'pino';
 import { RefusalLog } from './errors/refusal-log.js';
-import type { Database } from './db/database.js';
+import type { Database } from './db/sqlite/sqlite-database.js';
 import type { Engine } from './db/engine.js';
 import { openEngine } from './db/open-engine.js';
 import { SqliteEngine } from './db/sqlite/sqlite-engine.js';

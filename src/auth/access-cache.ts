@@ -14,7 +14,7 @@
 import type { Engine } from '../db/engine.js';
 import type { Principal } from './principal.js';
 import { andThen, type MaybePromise } from '../util/maybe-promise.js';
-import { ACCESS_VERSION_SQL } from '../db/auth-tables.js';
+import { ACCESS_VERSION_SQL } from '../db/framework-tables.js';
 
 /** A company row's identity. */
 export interface CompanyIdentity {

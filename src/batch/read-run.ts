@@ -7,7 +7,7 @@
  * deadline and queue limits as a read alone. A read a GET starts after that (a second statement of
  * one read, rare) runs on its own.
  */
-import type { ReadRequest } from '../db/read-executor.js';
+import type { ReadRequest } from '../db/engine.js';
 import type { StepResult } from '../db/read-steps.js';
 import type { ReadRunner } from '../core/operation-runners.js';
 import type { ServiceContext } from '../core/service-context.js';

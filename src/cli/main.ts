@@ -5,7 +5,7 @@
  * nothing prints a stack trace.
  */
 import { ModelError } from '../edm/load-model.js';
-import { MigrationError } from '../db/migrate.js';
+import { MigrationError } from '../db/migration.js';
 import { UsageError } from './args.js';
 import { serve } from './serve.js';
 import { seed } from './seed.js';

@@ -9,7 +9,7 @@
  */
 import type { EntityType } from '../edm/model.js';
 import type { StoredValue } from '../edm/values.js';
-import type { ReadRequest } from '../db/read-executor.js';
+import type { ReadRequest } from '../db/engine.js';
 import type { StepResult } from '../db/read-steps.js';
 import { inWriteTransaction, type WriteIdentity, type WriteSession } from '../store/write-session.js';
 import type { ServiceContext } from './service-context.js';

@@ -2,7 +2,7 @@
  * Builders of the JSON responses the operations return: entity, collection, count, no content.
  * `@odata.context` is always the first member (Power Query reads only that one).
  */
-import type { DbRow } from '../db/database.js';
+import type { DbRow } from '../db/engine.js';
 import type { EntityType } from '../edm/model.js';
 import { entityToJson, rowEtag, rowUrl, type EntityJsonOptions } from '../serialize/entity-json.js';
 import { jsonContentType, type JsonFormat } from './format.js';

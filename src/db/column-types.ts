@@ -1,7 +1,7 @@
 /**
- * How each EDM type is stored in SQLite (STRICT tables).
- * Enums are stored as their encoded member name, booleans as 0/1, dates and times as ISO text in UTC
- * (so text order is time order), decimals as REAL, media as BLOB (bytes kept exactly).
+ * How each EDM type is stored, whatever the engine: its storage class, which each engine names with a
+ * column type of its own. Enums are stored as their encoded member name, dates and times as ISO text in
+ * UTC (so text order is time order), decimals as doubles, media as bytes (kept exactly).
  */
 import type { Property } from '../edm/model.js';
 import { assertNever } from '../util/assert-never.js';
@@ -34,11 +34,4 @@ export function storageClass(p: Property): StorageClass {
     default:
       return assertNever(name, 'EDM type');
   }
-}
-
-const SQLITE_TYPES = { text: 'TEXT', boolean: 'INTEGER', int32: 'INTEGER', int64: 'INTEGER', double: 'REAL', bytes: 'BLOB' } as const;
-
-/** SQLite column type of a stored property. */
-export function sqliteColumnType(p: Property): (typeof SQLITE_TYPES)[StorageClass] {
-  return SQLITE_TYPES[storageClass(p)];
 }

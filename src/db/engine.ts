@@ -11,12 +11,11 @@
 import type { CompiledQuery } from '../sql/compile.js';
 import type { Dialect } from '../sql/dialect.js';
 import type { ODataError } from '../errors/odata-error.js';
-import type { ReadRequest } from './read-executor.js';
-import type { ReadOutcome } from './read-pool.js';
-import type { StepResult } from './read-steps.js';
+import type { ReadOutcome, ReadStep, StepResult } from './read-steps.js';
+import type { ReadCost } from '../query/read-cost.js';
 import type { MaybePromise } from '../util/maybe-promise.js';
 import type { EdmModel } from '../edm/model.js';
-import type { MigrationReport } from './migrate.js';
+import type { MigrationReport } from './migration.js';
 import type { ServiceLimits } from '../edm/service-limits.js';
 import type { TransactionPart } from './transaction-parts.js';
 
@@ -27,6 +26,15 @@ export type EngineLimits = Pick<ServiceLimits, 'readWorkers' | 'maxQueuedReads' 
 export type EngineName = 'sqlite' | 'postgres';
 
 export type { MaybePromise } from '../util/maybe-promise.js';
+
+/** A read ready to run. */
+export interface ReadRequest {
+  /** The statements, compiled for the event loop. */
+  readonly steps: readonly ReadStep[];
+  /** The same statements compiled cancellable, for a read thread (compiled only when one is used). */
+  readonly cancellable: () => readonly ReadStep[];
+  readonly cost: ReadCost;
+}
 
 /** A row as a statement returns it, by column alias. */
 export type DbRow = Record<string, unknown>;

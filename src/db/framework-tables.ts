@@ -1,10 +1,17 @@
 /**
  * The names and states of the framework's own hidden tables that more than one layer reads: the
- * transactional outbox (written by the store in the writing transaction, read by the delivery worker)
+ * access version, the transactional outbox (written by the store in the writing transaction, read by the delivery worker)
  * and webhook delivery's notifications and attempts. Each engine creates them with its own DDL
  * (sqlite/sqlite-framework-tables.ts, postgres/postgres-framework-tables.ts); the leading underscore
  * keeps them apart from entity-set tables.
  */
+
+/**
+ * Reads the access version (one row, "version"), on either engine: triggers raise it on every change to
+ * users, grants, tokens or companies, so the access cache (auth/access-cache.ts) knows when to forget,
+ * whichever connection wrote.
+ */
+export const ACCESS_VERSION_SQL = 'SELECT "version" FROM "_accessVersion" WHERE "id" = 1';
 
 /** Business events written in the transaction of the change that raised them. */
 export const OUTBOX_TABLE = '_outbox';

@@ -6,6 +6,8 @@
 import type { CompiledQuery } from '../sql/compile.js';
 import { splicedJson, type JsonSplice } from '../query/json-splice.js';
 import { assertNever } from '../util/assert-never.js';
+import { ServiceUnavailableError } from '../errors/odata-error.js';
+import { limitSetting } from '../edm/service-limits.js';
 
 /** A row as the database returns it. */
 export type StepRow = Record<string, unknown>;
@@ -108,4 +110,15 @@ export function runStep(conn: StepConnection, step: ReadStep): StepResult {
 /** Runs the steps of one read, in order. */
 export function runSteps(conn: StepConnection, steps: readonly ReadStep[]): StepResult[] {
   return steps.map((s) => runStep(conn, s));
+}
+
+/** How one read of a job ended: its results, or the error it alone raised. */
+export type ReadOutcome = { readonly ok: true; readonly results: StepResult[] } | { readonly ok: false; readonly error: unknown };
+
+/** The 503 of a read that ran out of its time (limits.requestTimeoutMs), on every engine. */
+export function readTimeoutError(timeoutMs: number): ServiceUnavailableError {
+  return new ServiceUnavailableError(
+    `The request did not finish within ${timeoutMs} ms (${limitSetting('requestTimeoutMs')}) and was cancelled; try again later, or narrow it with $filter or $top.`,
+    Math.max(1, Math.ceil(timeoutMs / 1000)),
+  );
 }

@@ -5,7 +5,7 @@
  * instances are transient: no ETag, no id (with odata.metadata=full, `@odata.id` is null). The
  * context URL lists the same properties: `$metadata#engChangeNoticeBOMLines(engChangeNotice(status),total)`.
  */
-import type { DbRow } from '../db/database.js';
+import type { DbRow } from '../db/engine.js';
 import { storedToJson } from '../edm/values.js';
 import type { JsonFormat } from '../core/format.js';
 import type { ResultColumn } from '../query/bound-ast.js';

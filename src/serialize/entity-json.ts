@@ -5,7 +5,7 @@
  */
 import { VERSION_ALIAS, type EntityType, type Property } from '../edm/model.js';
 import { storedToJson } from '../edm/values.js';
-import type { DbRow } from '../db/database.js';
+import type { DbRow } from '../db/engine.js';
 import type { JsonFormat } from '../core/format.js';
 import { formatEtag } from '../edm/etag.js';
 import { keyLiteral } from './context-url.js';

@@ -8,7 +8,7 @@ import { and, param } from '../sql/build.js';
 import type { SqlExpr } from '../sql/nodes.js';
 import { writesOf } from '../sql/statement-cache.js';
 import { HIDDEN_COLUMNS, type EntityType } from '../edm/model.js';
-import type { DbRow } from '../db/database.js';
+import type { DbRow } from '../db/engine.js';
 import { applyDefaults, hasGeneratedKey } from './apply-defaults.js';
 import { checkRequired, matchingRow, referenceChecks, runReferenceChecks, runUniqueChecks, uniqueChecks, type ParentRow, type ReferenceCheck, type RowValues } from './write-checks.js';
 import { returningColumns, writeReturnsRow } from '../query/plan-returning.js';

@@ -19,7 +19,7 @@ import { validatesUpdate } from '../hooks/types.js';
 import { writeReturnsRow } from '../query/plan-returning.js';
 import { versionOfEtag } from '../edm/etag.js';
 import type { Statements } from '../db/engine.js';
-import type { DbRow } from '../db/database.js';
+import type { DbRow } from '../db/engine.js';
 import type { PathStep } from '../uri/bound-path.js';
 import type { StoreContext } from './store-context.js';
 import { writeUpdateWhere } from './update-entity.js';

@@ -3,7 +3,7 @@
  * otherwise), and the last step becomes the conditions that select its rows (key and/or the join
  * from the previous row; a key predicate by key or by alternate key). Reads only; callers run it inside their transaction when they write.
  */
-import type { DbRow } from '../db/database.js';
+import type { DbRow } from '../db/engine.js';
 import type { EntityType } from '../edm/model.js';
 import type { StoredValue } from '../edm/values.js';
 import { NotFoundError } from '../errors/odata-error.js';

@@ -4,7 +4,7 @@
  * writes through the write session (checks, stamps, version, the target type's own hooks).
  */
 import { compile } from '../sql/compile.js';
-import type { DbRow } from '../db/database.js';
+import type { DbRow } from '../db/engine.js';
 import type { EntityType } from '../edm/model.js';
 import type { StoredValue } from '../edm/values.js';
 import { chooseFrom } from '../edm/suggest-name.js';

@@ -11,7 +11,7 @@ import { companyCondition, type PathCondition } from '../query/plan-read.js';
 import { HIDDEN_COLUMNS, type EntityType } from '../edm/model.js';
 import { PreconditionFailedError } from '../errors/odata-error.js';
 import type { StoredValue } from '../edm/values.js';
-import type { DbRow } from '../db/database.js';
+import type { DbRow } from '../db/engine.js';
 import { checkReferences, checkRequired, checkUnique, type RowValues } from './write-checks.js';
 import { isoTime, stampRow } from './insert-entity.js';
 import { returningColumns, writeReturnsRow } from '../query/plan-returning.js';

@@ -4,7 +4,7 @@
  * validateWrite hook, then the statement. The session collects the events rules emit (written to the
  * outbox before COMMIT) and the committed writes (handed to afterCommit hooks after it).
  */
-import type { DbRow } from '../db/database.js';
+import type { DbRow } from '../db/engine.js';
 import type { Transaction } from '../db/engine.js';
 import type { EntityType } from '../edm/model.js';
 import type { StoredValue } from '../edm/values.js';

@@ -3,7 +3,7 @@
  * name: for tests that check the statements a write or a read makes.
  */
 import type { Statements } from '../../src/db/engine.js';
-import type { ReadRequest } from '../../src/db/read-executor.js';
+import type { ReadRequest } from '../../src/db/engine.js';
 import type { TestService } from './test-service.js';
 import type { EdmModel, EntityType } from '../../src/edm/model.js';
 import type { CompiledQuery } from '../../src/sql/compile.js';

@@ -7,7 +7,7 @@
  */
 import { onPostgres } from '../helpers/postgres.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
-import type { ReadRequest } from '../../src/db/read-executor.js';
+import type { ReadRequest } from '../../src/db/engine.js';
 import { recordingReads } from '../helpers/recording-statements.js';
 import { PostgresDatabase } from '../../src/db/postgres/postgres-database.js';
 

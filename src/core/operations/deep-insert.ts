@@ -11,7 +11,7 @@
  */
 import type { EntityType, NavigationProperty, Property } from '../../edm/model.js';
 import { jsonToStored, type StoredValue } from '../../edm/values.js';
-import type { DbRow } from '../../db/database.js';
+import type { DbRow } from '../../db/engine.js';
 import { BodyValidationError, MethodNotAllowedError } from '../../errors/odata-error.js';
 import { authorizeCreate } from '../../auth/authorize.js';
 import { entityToJson, type EntityJsonOptions } from '../../serialize/entity-json.js';

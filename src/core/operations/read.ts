@@ -9,7 +9,7 @@ import { COUNT_ALIAS, JSON_ALIAS, planRead } from '../../query/plan-read.js';
 import type { PlannedQuery } from '../../query/plan-query.js';
 import { PAGE_ALIAS, planReadRequest, type ReadPlan } from '../../query/read-plans.js';
 import type { ReadStep, StepResult } from '../../db/read-steps.js';
-import type { DbRow } from '../../db/database.js';
+import type { DbRow } from '../../db/engine.js';
 import { QueryLimitError } from '../../errors/odata-error.js';
 import { limitSetting } from '../../edm/service-limits.js';
 import type { ExpandPlan } from '../../query/plan-expand.js';

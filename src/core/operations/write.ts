@@ -9,7 +9,7 @@
  */
 import type { EntityType, NavigationProperty, Property } from '../../edm/model.js';
 import type { StoredValue } from '../../edm/values.js';
-import type { DbRow } from '../../db/database.js';
+import type { DbRow } from '../../db/engine.js';
 import { BodyValidationError, MethodNotAllowedError } from '../../errors/odata-error.js';
 import { contextPath, contextUrl } from '../../serialize/context-url.js';
 import { rowEtag } from '../../serialize/entity-json.js';

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { HIDDEN_COLUMNS, type EdmModel, type EntityType, type Property } from '../../edm/model.js';
 import { storageClass, type StorageClass } from '../column-types.js';
-import { foreignKeys, hiddenColumnDefs, indexDefs, storedProperties, type ColumnDef, type ForeignKey } from '../ddl.js';
+import { foreignKeys, hiddenColumnDefs, indexDefs, storedProperties, type ColumnDef, type ForeignKey } from '../table-defs.js';
 import { postgresDialect } from './postgres-dialect.js';
 
 /** Quotes an identifier. */

@@ -19,10 +19,10 @@
 import type { Engine, EngineLimits, Statements, Transaction } from '../engine.js';
 import type { CompiledQuery } from '../../sql/compile.js';
 import type { EdmModel } from '../../edm/model.js';
-import type { MigrationReport } from '../migrate.js';
+import type { MigrationReport } from '../migration.js';
 import type { ODataError } from '../../errors/odata-error.js';
 import { redactUrl } from '../database-location.js';
-import { ACCESS_VERSION_SQL } from '../auth-tables.js';
+import { ACCESS_VERSION_SQL } from '../framework-tables.js';
 import { openPostgres, type PostgresDatabase, type PostgresSession } from './postgres-database.js';
 import { postgresDialect } from './postgres-dialect.js';
 import { isRetryable, postgresError } from './postgres-errors.js';

@@ -7,7 +7,7 @@
  * to retry too. Never a 500 for what another writer or the database server caused.
  */
 import { ODataError, QueryLimitError, ServiceUnavailableError } from '../../errors/odata-error.js';
-import { readTimeoutError } from '../read-pool.js';
+import { readTimeoutError } from '../read-steps.js';
 import { QUERY_LIMIT_SQLSTATE } from './postgres-functions.js';
 
 /** SQLSTATEs of a transaction that lost to another (serialization failure, deadlock, lock not available): run it again. */

@@ -8,8 +8,8 @@
  */
 import type { EdmModel, EntityType } from '../../edm/model.js';
 import { HIDDEN_COLUMNS } from '../../edm/model.js';
-import { derivedIndexPrefixes } from '../ddl.js';
-import { MigrationError, type MigrationReport } from '../migrate.js';
+import { derivedIndexPrefixes } from '../table-defs.js';
+import { MigrationError, type MigrationReport } from '../migration.js';
 import { foreignKeyDefs, postgresColumnDefs, postgresCreateTableSql, postgresIndexDefs, q, type PostgresIndexDef } from './postgres-ddl.js';
 import { CASE_COLLATIONS, postgresFunctionsSql } from './postgres-functions.js';
 import { maintainPostgresRowCounters } from './postgres-row-counters.js';

@@ -10,8 +10,8 @@
  * as SQLite's (read-steps.ts).
  */
 import type { ReadRunner } from '../engine.js';
-import type { ReadRequest } from '../read-executor.js';
-import type { ReadOutcome } from '../read-pool.js';
+import type { ReadRequest } from '../engine.js';
+import type { ReadOutcome } from '../read-steps.js';
 import { runStep, type ReadStep, type StepConnection, type StepResult, type StepRow } from '../read-steps.js';
 import type { PostgresDatabase, PostgresSession } from './postgres-database.js';
 

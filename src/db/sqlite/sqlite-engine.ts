@@ -7,15 +7,15 @@
  */
 import type { Logger } from 'pino';
 import type { Engine, EngineLimits, Statements, Transaction } from '../engine.js';
-import { openDatabase, type Database } from '../database.js';
-import { ReadExecutor } from '../read-executor.js';
-import { ReadPool } from '../read-pool.js';
+import { openDatabase, type Database } from './sqlite-database.js';
+import { ReadExecutor } from './sqlite-read-executor.js';
+import { ReadPool } from './sqlite-read-pool.js';
 import { sqliteDialect } from './sqlite-dialect.js';
 import { isBusy, sqliteError } from './sqlite-errors.js';
 import type { EdmModel } from '../../edm/model.js';
-import { migrate, type MigrationReport } from '../migrate.js';
-import { createAuthTables } from '../auth-tables.js';
-import { createDeliveryTables, createOutboxTable } from './sqlite-framework-tables.js';
+import { migrate } from './sqlite-migrate.js';
+import type { MigrationReport } from '../migration.js';
+import { createAuthTables, createDeliveryTables, createOutboxTable } from './sqlite-framework-tables.js';
 import { partsInOrder, type TransactionPart } from '../transaction-parts.js';
 
 /** SQLite (see the file comment). */

@@ -26,9 +26,9 @@ import { compile, type CompiledQuery } from '../../sql/compile.js';
 import type { JoinNode, SqlExpr, StatementNode } from '../../sql/nodes.js';
 import { sqliteDialect } from './sqlite-dialect.js';
 import { anyOf, joinUses, withoutCalls, type Exactness } from '../../sql/without-calls.js';
-import type { Database } from '../database.js';
+import type { Database } from './sqlite-database.js';
 import type { Statements } from '../engine.js';
-import { isServiceFunction } from '../sqlite-functions.js';
+import { isServiceFunction } from './sqlite-functions.js';
 
 const q = (name: string): string => sqliteDialect.quoteIdentifier(name);
 const JSON_COLUMN = HIDDEN_COLUMNS.entityJson;

@@ -1,12 +1,14 @@
 /**
- * The framework's hidden tables of webhook delivery on SQLite (db/framework-tables.ts names them):
- * the transactional outbox; `_notifications`, one row per outbox event and subscriber with its body
+ * The framework's hidden tables on SQLite (db/framework-tables.ts names them): users, their
+ * per-company permission-set grants and API tokens (only a hash of each secret), with the access version
+ * their triggers raise; the transactional outbox; `_notifications`, one row per outbox event and subscriber with its body
  * fixed at fan-out (so a retry sends the same bytes and the same webhook-id); and `_deliveryAttempts`,
  * one row per POST with its outcome, for operators (`ecn-odata deliveries`). Several instances share
  * the queue: `claimedBy` / `claimedUntil` (ms since the epoch) say which instance is sending a
  * notification and until when its lease runs (events/delivery-store.ts claim).
  */
-import type { Database } from '../database.js';
+import type { Database } from './sqlite-database.js';
+import { quoteIdentifier } from '../../sql/quote-identifier.js';
 import { sqliteDialect } from './sqlite-dialect.js';
 import { ATTEMPTS_TABLE, NOTIFICATIONS_TABLE, OUTBOX_TABLE } from '../framework-tables.js';
 
@@ -87,4 +89,42 @@ export function createDeliveryTables(db: Database): void {
       `) STRICT`,
   );
   db.exec(`CREATE INDEX IF NOT EXISTS ${q(`${ATTEMPTS_TABLE}_ix_notification_attempt`)} ON ${a}("notificationId", "attempt")`);
+}
+
+/** Creates the auth tables if missing; `companyTable` is the model's company table. */
+export function createAuthTables(db: Database, companyTable: string): void {
+  const company = quoteIdentifier(companyTable);
+  db.exec(`
+    CREATE TABLE IF NOT EXISTS "_users" (
+      "userId" TEXT NOT NULL PRIMARY KEY,
+      "email" TEXT,
+      "defaultCompanyId" TEXT REFERENCES ${company}("id") ON DELETE SET NULL,
+      "createdAt" TEXT NOT NULL
+    ) STRICT;
+    CREATE TABLE IF NOT EXISTS "_grants" (
+      "userId" TEXT NOT NULL REFERENCES "_users"("userId") ON DELETE CASCADE,
+      "companyId" TEXT NOT NULL REFERENCES ${company}("id") ON DELETE CASCADE,
+      "permissionSet" TEXT NOT NULL,
+      PRIMARY KEY ("userId", "companyId", "permissionSet")
+    ) STRICT;
+    CREATE TABLE IF NOT EXISTS "_tokens" (
+      "tokenId" TEXT NOT NULL PRIMARY KEY,
+      "userId" TEXT NOT NULL REFERENCES "_users"("userId") ON DELETE CASCADE,
+      "secretHash" BLOB NOT NULL,
+      "createdAt" TEXT NOT NULL,
+      "expiresAt" TEXT,
+      "revokedAt" TEXT
+    ) STRICT;
+    CREATE INDEX IF NOT EXISTS "_tokens_ix_userId" ON "_tokens"("userId");
+    CREATE TABLE IF NOT EXISTS "_accessVersion" ("id" INTEGER NOT NULL PRIMARY KEY CHECK ("id" = 1), "version" INTEGER NOT NULL) STRICT;
+    INSERT OR IGNORE INTO "_accessVersion" ("id", "version") VALUES (1, 0);
+  `);
+  for (const [name, table] of [['users', '"_users"'], ['grants', '"_grants"'], ['tokens', '"_tokens"'], ['companies', company]] as const) {
+    for (const event of ['INSERT', 'UPDATE', 'DELETE']) {
+      db.exec(
+        `CREATE TRIGGER IF NOT EXISTS "_access_${name}_${event.toLowerCase()}" AFTER ${event} ON ${table} ` +
+          'BEGIN UPDATE "_accessVersion" SET "version" = "version" + 1 WHERE "id" = 1; END;',
+      );
+    }
+  }
 }

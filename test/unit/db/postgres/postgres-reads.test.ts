@@ -7,8 +7,8 @@
 import { createTestDatabase, type TestDatabase } from '../../../helpers/postgres.js';
 import { PostgresSession } from '../../../../src/db/postgres/postgres-database.js';
 import { PostgresReads } from '../../../../src/db/postgres/postgres-reads.js';
-import type { ReadRequest } from '../../../../src/db/read-executor.js';
-import type { ReadOutcome } from '../../../../src/db/read-pool.js';
+import type { ReadRequest } from '../../../../src/db/engine.js';
+import type { ReadOutcome } from '../../../../src/db/read-steps.js';
 
 let t: TestDatabase;
 beforeAll(async () => {

@@ -1,7 +1,7 @@
 /**
  * src/events/delivery-tables.ts: a database made before notification claims gets their columns at start-up.
  */
-import { openDatabase } from '../../../../src/db/database.js';
+import { openDatabase } from '../../../../src/db/sqlite/sqlite-database.js';
 import { createDeliveryTables } from '../../../../src/db/sqlite/sqlite-framework-tables.js';
 
 test('a notifications table without the claim columns gets them, and its rows stay unclaimed', () => {

@@ -1,5 +1,5 @@
 /**
- * Brings a database in line with the model at start-up: creates missing tables, adds missing columns
+ * Brings a SQLite database in line with the model at start-up: creates missing tables, adds missing columns
  * (nullable ones, or ones with a constant default), creates missing indexes. Never drops a table or a
  * column, so a restart with a new entity or field keeps every row; the only thing dropped is an index
  * this code derived earlier and the model no longer asks for (it holds no data, every write would keep
@@ -7,30 +7,15 @@
  * counters (row-counters.ts), the stored ETags (stored-etags.ts) and the stored entity JSON
  * (sqlite/sqlite-entity-json.ts).
  */
-import type { EdmModel } from '../edm/model.js';
-import { columnDefs, createTableSql, derivedIndexPrefixes, indexDefs, type IndexDef } from './ddl.js';
-import type { Database } from './database.js';
-import { sqliteDialect } from './sqlite/sqlite-dialect.js';
-import { maintainRowCounters } from './row-counters.js';
-import { stampStoredEtags } from './stored-etags.js';
-import { maintainSqliteEntityJson } from './sqlite/sqlite-entity-json.js';
-
-/** A change the model asks for that cannot be applied without losing data or guessing values. */
-export class MigrationError extends Error {}
-
-/** What `migrate` did, for the start-up log. */
-export interface MigrationReport {
-  readonly createdTables: string[];
-  readonly addedColumns: string[];
-  /** Indexes derived by an earlier model or version and no longer derived (e.g. a unique index now covers a plain one's columns). */
-  readonly droppedIndexes: string[];
-  /** Related-row counters (re)built from the rows: new, or changed in the model. */
-  readonly recountedCounters: string[];
-  /** Rows per table whose stored ETag was missing or stale (written by something else than this service). */
-  readonly stampedEtags: Record<string, number>;
-  /** Tables whose rows' stored entity JSON was built again (a new or changed definition). */
-  readonly rebuiltEntityJson?: string[];
-}
+import type { EdmModel } from '../../edm/model.js';
+import { derivedIndexPrefixes, indexDefs, type IndexDef } from '../table-defs.js';
+import { columnDefs, createTableSql } from './sqlite-ddl.js';
+import { MigrationError, type MigrationReport } from '../migration.js';
+import type { Database } from './sqlite-database.js';
+import { sqliteDialect } from './sqlite-dialect.js';
+import { maintainRowCounters } from './sqlite-row-counters.js';
+import { stampStoredEtags } from './sqlite-stored-etags.js';
+import { maintainSqliteEntityJson } from './sqlite-entity-json.js';
 
 /** Creates an index; a unique one the rows already violate stops with the duplicated values named. */
 function createIndex(db: Database, table: string, index: IndexDef): void {

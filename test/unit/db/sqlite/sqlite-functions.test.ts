@@ -4,7 +4,7 @@
  * And the names of the functions it registers.
  */
 import Database from 'better-sqlite3';
-import { decimalRemainder, isServiceFunction, registerSqliteFunctions } from '../../../src/db/sqlite-functions.js';
+import { decimalRemainder, isServiceFunction, registerSqliteFunctions } from '../../../../src/db/sqlite/sqlite-functions.js';
 
 test.each([
   [7, 0.1, 0],

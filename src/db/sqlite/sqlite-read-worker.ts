@@ -9,9 +9,9 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
 import { registerSqliteFunctions } from './sqlite-functions.js';
-import { runSteps, type ReadStep, type StepConnection, type StepResult } from './read-steps.js';
-import { ODataError } from '../errors/odata-error.js';
-import type { CompiledQuery } from '../sql/compile.js';
+import { runSteps, type ReadStep, type StepConnection, type StepResult } from '../read-steps.js';
+import { ODataError } from '../../errors/odata-error.js';
+import type { CompiledQuery } from '../../sql/compile.js';
 
 /** A job from the pool: the steps of one read or more, run in one read transaction. */
 export interface WorkerJob {
@@ -56,7 +56,7 @@ class DeadlinePassed extends Error {}
 
 function serve(file: string): void {
   const port = parentPort;
-  if (port === null) throw new Error('read-worker.js runs as a worker thread');
+  if (port === null) throw new Error('sqlite-read-worker.js runs as a worker thread');
   const conn = new BetterSqlite3(file, { readonly: true, fileMustExist: true });
   conn.pragma('busy_timeout = 5000');
   conn.pragma('case_sensitive_like = ON');

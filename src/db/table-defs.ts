@@ -1,16 +1,13 @@
 /**
- * The SQLite schema derived from the model: one STRICT table per entity type with the hidden company,
- * version and (when declared) secret columns, primary key, NOT NULL, foreign keys (containment
- * cascades), and indexes on keys, unique properties and every column a navigation joins on.
+ * The tables the model gives, whatever the engine: a type's stored and hidden columns, the foreign keys
+ * its columns hold (containment cascades), and the indexes on keys, unique properties and every column a
+ * navigation joins on. Each engine writes them in its own DDL (sqlite/sqlite-ddl.ts, postgres/postgres-ddl.ts).
  */
 import { HIDDEN_COLUMNS, type EdmModel, type EntityType, type Property } from '../edm/model.js';
-import { sqliteDialect } from './sqlite/sqlite-dialect.js';
-import { sqliteColumnType } from './column-types.js';
+import { quoteIdentifier as q } from '../sql/quote-identifier.js';
 import { rowCountersOf } from './row-counters.js';
 import { sortsUniquely } from '../edm/unique-order.js';
 import { keepsEntityJson } from '../edm/keeps-entity-json.js';
-
-const q = (name: string): string => sqliteDialect.quoteIdentifier(name);
 
 /** A column definition as it appears in CREATE TABLE and ALTER TABLE ADD COLUMN. */
 export interface ColumnDef {
@@ -68,47 +65,6 @@ export function foreignKeys(model: EdmModel, type: EntityType): Map<string, Fore
     }
   }
   return fks;
-}
-
-function defaultClause(p: Property): string {
-  const d = p.default;
-  if (d === undefined || d.kind !== 'value') return '';
-  if (typeof d.value === 'number') return ` DEFAULT ${d.value}`;
-  if (typeof d.value === 'boolean') return ` DEFAULT ${d.value ? 1 : 0}`;
-  return ` DEFAULT '${d.value.replace(/'/g, "''")}'`;
-}
-
-/** Column definitions of a type, hidden columns included. */
-export function columnDefs(model: EdmModel, type: EntityType): ColumnDef[] {
-  const fks = foreignKeys(model, type);
-  const defs: ColumnDef[] = [];
-  for (const p of storedProperties(type)) {
-    const isKey = p === type.key;
-    let sql = `${q(p.name)} ${sqliteColumnType(p)}`;
-    if (isKey) sql += ' NOT NULL PRIMARY KEY';
-    else if (!p.nullable && p.storage.kind === 'column') sql += ' NOT NULL';
-    const dflt = defaultClause(p);
-    sql += dflt;
-    const fk = fks.get(p.name);
-    if (fk !== undefined) sql += ` REFERENCES ${q(fk.table)}(${q(fk.column)}) ON DELETE ${fk.onDelete}`;
-    const addable = !isKey && (p.nullable || p.storage.kind !== 'column' || dflt !== '') && (fk === undefined || p.nullable);
-    defs.push({ name: p.name, sql, addable });
-    if (isKey && type.scope === 'company') {
-      defs.push({
-        name: HIDDEN_COLUMNS.company,
-        sql: `${q(HIDDEN_COLUMNS.company)} TEXT NOT NULL REFERENCES ${q(model.company.table)}(${q(model.company.key.name)}) ON DELETE CASCADE`,
-        addable: false,
-      });
-    }
-  }
-  defs.push(...hiddenColumnDefs(type, { int64: 'INTEGER', int32: 'INTEGER', text: 'TEXT' }, q));
-  return defs;
-}
-
-/** `CREATE TABLE` for a type. */
-export function createTableSql(model: EdmModel, type: EntityType): string {
-  const cols = columnDefs(model, type).map((c) => `  ${c.sql}`);
-  return `CREATE TABLE ${q(type.table)} (\n${cols.join(',\n')}\n) STRICT`;
 }
 
 /** An index the model derives for a table. */

@@ -2,9 +2,9 @@
  * Stored ETags: a read copies the ETag a write stored, computes it when the stored one belongs to
  * another version (a writer that did not store it), and start-up stamps such rows.
  */
-import { startTestService, type TestService } from '../../helpers/test-service.js';
-import { stampStoredEtags } from '../../../src/db/stored-etags.js';
-import { formatEtag } from '../../../src/edm/etag.js';
+import { startTestService, type TestService } from '../../../helpers/test-service.js';
+import { stampStoredEtags } from '../../../../src/db/sqlite/sqlite-stored-etags.js';
+import { formatEtag } from '../../../../src/edm/etag.js';
 
 let t: TestService;
 let cronus: string;

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { openDatabase, type Database } from '../../../src/db/database.js';
+import { openDatabase, type Database } from '../../../../src/db/sqlite/sqlite-database.js';
 
 let dir: string;
 let db: Database;

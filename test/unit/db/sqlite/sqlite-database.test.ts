@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { openDatabase } from '../../../src/db/database.js';
+import { openDatabase } from '../../../../src/db/sqlite/sqlite-database.js';
 
 test('sqlite_stat4 is emptied at open, sqlite_stat1 is kept, and the planner still uses the index', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stat4-'));

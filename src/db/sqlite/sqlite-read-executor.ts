@@ -7,23 +7,17 @@
  * a thread for a while after. The size of the answer is the measure, not the time it took: wall time on
  * a busy machine includes the time the process was not running, and sent plain pages to the threads.
  */
-import { expectedWork, type ReadCost } from '../query/read-cost.js';
-import { runSteps, type ReadStep, type StepResult } from './read-steps.js';
-import type { Database } from './database.js';
-import type { ReadOutcome, ReadPool } from './read-pool.js';
-import { compile } from '../sql/compile.js';
-import { select } from '../sql/build.js';
-import type { SqlExpr } from '../sql/nodes.js';
-import { sqliteDialect } from './sqlite/sqlite-dialect.js';
-
-/** A read ready to run. */
-export interface ReadRequest {
-  /** The statements, compiled for the event loop. */
-  readonly steps: readonly ReadStep[];
-  /** The same statements compiled cancellable, for a read thread (compiled only when one is used). */
-  readonly cancellable: () => readonly ReadStep[];
-  readonly cost: ReadCost;
-}
+import { expectedWork } from '../../query/read-cost.js';
+import type { ReadRequest } from '../engine.js';
+import { runSteps, type ReadStep, type StepResult } from '../read-steps.js';
+import type { Database } from './sqlite-database.js';
+import type { ReadPool } from './sqlite-read-pool.js';
+import type { ReadCost } from '../../query/read-cost.js';
+import type { ReadOutcome } from '../read-steps.js';
+import { compile } from '../../sql/compile.js';
+import { select } from '../../sql/build.js';
+import type { SqlExpr } from '../../sql/nodes.js';
+import { sqliteDialect } from './sqlite-dialect.js';
 
 /**
  * A read on the event loop whose answer passed this many characters sends its class to the threads:

@@ -7,9 +7,9 @@
  * sqlite3 shell, an older version of this service) can make a read slower but never wrong.
  * At start-up the rows such writers left are stamped (`stampStoredEtags`).
  */
-import { HIDDEN_COLUMNS, type EdmModel } from '../edm/model.js';
-import { sqliteDialect } from './sqlite/sqlite-dialect.js';
-import type { Database } from './database.js';
+import { HIDDEN_COLUMNS, type EdmModel } from '../../edm/model.js';
+import { sqliteDialect } from './sqlite-dialect.js';
+import type { Database } from './sqlite-database.js';
 
 const q = (name: string): string => sqliteDialect.quoteIdentifier(name);
 

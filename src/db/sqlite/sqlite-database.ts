@@ -3,10 +3,10 @@
  * SQL text, and a statement counter (tests use it to prove a read runs a constant number of queries).
  */
 import BetterSqlite3 from 'better-sqlite3';
-import type { CompiledQuery } from '../sql/compile.js';
+import type { CompiledQuery } from '../../sql/compile.js';
 import { registerSqliteFunctions } from './sqlite-functions.js';
-import { GroupCommit } from './group-commit.js';
-import { SharedReads } from './shared-reads.js';
+import { GroupCommit } from './sqlite-group-commit.js';
+import { SharedReads } from './sqlite-shared-reads.js';
 
 /** A row as SQLite returns it. */
 export type DbRow = Record<string, unknown>;

@@ -1,11 +1,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadModel } from '../../../src/edm/load-model.js';
-import { openDatabase } from '../../../src/db/database.js';
-import { migrate, MigrationError } from '../../../src/db/migrate.js';
-import { FIXTURE_METADATA } from '../../fixtures/model.js';
-import { createTableSql } from '../../../src/db/ddl.js';
+import { loadModel } from '../../../../src/edm/load-model.js';
+import { openDatabase } from '../../../../src/db/sqlite/sqlite-database.js';
+import { migrate } from '../../../../src/db/sqlite/sqlite-migrate.js';
+import { MigrationError } from '../../../../src/db/migration.js';
+import { FIXTURE_METADATA } from '../../../fixtures/model.js';
+import { createTableSql } from '../../../../src/db/sqlite/sqlite-ddl.js';
 
 const repoMetadata = FIXTURE_METADATA;
 

@@ -5,9 +5,9 @@
  * database meets while a statement runs.
  */
 import type BetterSqlite3 from 'better-sqlite3';
-import { formatEtag } from '../edm/etag.js';
-import { nonFiniteDouble } from '../edm/values.js';
-import { QueryLimitError } from '../errors/odata-error.js';
+import { formatEtag } from '../../edm/etag.js';
+import { nonFiniteDouble } from '../../edm/values.js';
+import { QueryLimitError } from '../../errors/odata-error.js';
 
 const regexCache = new Map<string, RegExp | null>();
 

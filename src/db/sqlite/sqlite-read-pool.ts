@@ -14,13 +14,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
-import { ODataError, ServiceUnavailableError } from '../errors/odata-error.js';
-import { limitSetting } from '../edm/service-limits.js';
-import type { ReadStep, StepResult } from './read-steps.js';
-import type { WorkerError, WorkerJob, WorkerReply } from './read-worker.js';
-
-/** How one read of a job ended: its results, or the error it alone raised. */
-export type ReadOutcome = { readonly ok: true; readonly results: StepResult[] } | { readonly ok: false; readonly error: unknown };
+import { ODataError, ServiceUnavailableError } from '../../errors/odata-error.js';
+import { limitSetting } from '../../edm/service-limits.js';
+import { readTimeoutError, type ReadOutcome, type ReadStep, type StepResult } from '../read-steps.js';
+import type { WorkerError, WorkerJob, WorkerReply } from './sqlite-read-worker.js';
 
 /**
  * The compiled thread script. Beside this module when it runs compiled; the tests run the sources,
@@ -28,14 +25,14 @@ export type ReadOutcome = { readonly ok: true; readonly results: StepResult[] } 
  */
 function workerScript(): URL {
   const here = fileURLToPath(import.meta.url);
-  const sibling = path.join(path.dirname(here), 'read-worker.js');
+  const sibling = path.join(path.dirname(here), 'sqlite-read-worker.js');
   if (fs.existsSync(sibling)) return new URL(`file://${sibling}`);
   let dir = path.dirname(here);
   for (;;) {
-    const candidate = path.join(dir, 'dist', 'src', 'db', 'read-worker.js');
+    const candidate = path.join(dir, 'dist', 'src', 'db', 'sqlite', 'sqlite-read-worker.js');
     if (fs.existsSync(candidate)) return new URL(`file://${candidate}`);
     const parent = path.dirname(dir);
-    if (parent === dir) throw new Error('read-worker.js not found: run npm run build');
+    if (parent === dir) throw new Error('sqlite-read-worker.js not found: run npm run build');
     dir = parent;
   }
 }
@@ -217,14 +214,6 @@ export class ReadPool {
     if (error !== undefined) job.reject(error);
     else job.resolve(outcomes as ReadOutcome[]);
   }
-}
-
-/** The 503 of a read that ran out of its time (limits.requestTimeoutMs), on every engine. */
-export function readTimeoutError(timeoutMs: number): ServiceUnavailableError {
-  return new ServiceUnavailableError(
-    `The request did not finish within ${timeoutMs} ms (${limitSetting('requestTimeoutMs')}) and was cancelled; try again later, or narrow it with $filter or $top.`,
-    Math.max(1, Math.ceil(timeoutMs / 1000)),
-  );
 }
 
 /** An error from a thread as the event loop raises it: an ODataError keeps its status and code. */

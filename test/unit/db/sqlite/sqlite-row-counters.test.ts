@@ -7,11 +7,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { loadModel } from '../../../src/edm/load-model.js';
-import { openDatabase, type Database } from '../../../src/db/database.js';
-import { migrate } from '../../../src/db/migrate.js';
-import { FIXTURE_METADATA } from '../../fixtures/model.js';
-import { counterTriggers, recountSql, rowCountersOf } from '../../../src/db/row-counters.js';
+import { loadModel } from '../../../../src/edm/load-model.js';
+import { openDatabase, type Database } from '../../../../src/db/sqlite/sqlite-database.js';
+import { migrate } from '../../../../src/db/sqlite/sqlite-migrate.js';
+import { FIXTURE_METADATA } from '../../../fixtures/model.js';
+import { rowCountersOf } from '../../../../src/db/row-counters.js';
+import { counterTriggers, recountSql } from '../../../../src/db/sqlite/sqlite-row-counters.js';
 
 const repoMetadata = FIXTURE_METADATA;
 let dir: string;

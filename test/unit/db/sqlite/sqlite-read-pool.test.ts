@@ -9,12 +9,12 @@ import os from 'node:os';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import pino from 'pino';
-import { ReadPool } from '../../../src/db/read-pool.js';
-import { runSteps, type ReadStep } from '../../../src/db/read-steps.js';
-import { compile } from '../../../src/sql/compile.js';
-import { sqliteDialect } from '../../../src/db/sqlite/sqlite-dialect.js';
-import { col, constant, select } from '../../../src/sql/build.js';
-import { ServiceUnavailableError } from '../../../src/errors/odata-error.js';
+import { ReadPool } from '../../../../src/db/sqlite/sqlite-read-pool.js';
+import { runSteps, type ReadStep } from '../../../../src/db/read-steps.js';
+import { compile } from '../../../../src/sql/compile.js';
+import { sqliteDialect } from '../../../../src/db/sqlite/sqlite-dialect.js';
+import { col, constant, select } from '../../../../src/sql/build.js';
+import { ServiceUnavailableError } from '../../../../src/errors/odata-error.js';
 
 const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'read-pool-')), 'db.sqlite');
 const db = new BetterSqlite3(file);

@@ -35,7 +35,7 @@
  * event loop, and only then fails with the busy error (a 503 to retry, db/sqlite/sqlite-errors.ts).
  */
 import type BetterSqlite3 from 'better-sqlite3';
-import { isBusy } from './sqlite/sqlite-errors.js';
+import { isBusy } from './sqlite-errors.js';
 
 interface Job {
   readonly fn: () => unknown;
