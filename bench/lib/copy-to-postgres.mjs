@@ -57,7 +57,7 @@ export async function copyToPostgres(sqliteFile, url) {
     // The rows were copied with the triggers off, so none keeps its entity JSON yet (PostgreSQL's
     // stored entity JSON, src/db/postgres/postgres-entity-json.ts): setting it to NULL with the
     // triggers on builds it, once every table is filled (the JSON reads other tables' rows). The same
-    // UPDATE stores each row's ETag (src/db/stored-etags.ts), as the service's writes do and as SQLite's
+    // UPDATE stores each row's ETag (src/db/sqlite/sqlite-stored-etags.ts), as the service's writes do and as SQLite's
     // start-up does for the SQLite run (the seeded file has none); else our server's start-up would
     // store them after the VACUUMs below.
     for (const table of tables) {

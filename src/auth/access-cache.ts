@@ -1,10 +1,10 @@
 /**
  * What every request looks up before its own work (the token, the user and its grants, the company)
  * kept in memory between requests. It is valid while the access version is unchanged: triggers on the
- * users, grants, tokens and companies tables (db/auth-tables.ts) count every change, whichever
+ * users, grants, tokens and companies tables (db/sqlite/sqlite-framework-tables.ts) count every change, whichever
  * process or connection makes it (the command line revoking a token, a test adding a grant), so a
  * revocation takes effect for every request sent after it committed (reads of one event-loop turn
- * share a snapshot that opened after those requests arrived: db/shared-reads.ts). One indexed read per
+ * share a snapshot that opened after those requests arrived: db/sqlite/sqlite-shared-reads.ts). One indexed read per
  * cache epoch (SQLite: per read snapshot, so per request or per event-loop turn over HTTP; PostgreSQL:
  * per short period, so another instance's revocation counts within it, and after a write of this
  * instance that changed the version) checks the version; the lookups it spares cost four statements
@@ -54,7 +54,7 @@ export class AccessCache {
 
   /**
    * Empties the cache when the access tables changed since the last check; once per request, before
-   * any lookup. Requests that share a read snapshot (db/shared-reads.ts) share one check: nothing can
+   * any lookup. Requests that share a read snapshot (db/sqlite/sqlite-shared-reads.ts) share one check: nothing can
    * change within a snapshot; those of one epoch that arrive while its read is under way wait for it.
    * A read answered later (PostgreSQL) counts for the epoch it began in: one that moved meanwhile (a
    * write that changed the version committed) is checked again.

@@ -4,7 +4,7 @@
  * Basic` with a user id (or e-mail) as user name and an opaque token of that user as password (Excel's
  * and Power BI's built-in "Basic" credential). Both schemes go through the same token checks and
  * caches. Every failure is a 401 whose `WWW-Authenticate` names every accepted scheme
- * (auth/challenges.ts) and whose message never repeats the credentials; failures are logged without them.
+ * (errors/challenges.ts) and whose message never repeats the credentials; failures are logged without them.
  */
 import type { Logger } from 'pino';
 import { AuthenticationError } from '../errors/odata-error.js';

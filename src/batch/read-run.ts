@@ -1,7 +1,7 @@
 /**
  * The GETs of a batch that follow one another (no change of the batch between them) see one snapshot
  * of the database: each is handled up to its read, which it hands to its runner here instead of
- * running it; once all of them are there, the reads run together (db/read-executor.ts runTogether):
+ * running it; once all of them are there, the reads run together (db/sqlite/sqlite-read-executor.ts runTogether):
  * on the event loop one after the other in the turn's shared snapshot when every one is cheap, or
  * all in one job of a read thread (one read transaction) when any of them is not, under the same
  * deadline and queue limits as a read alone. A read a GET starts after that (a second statement of

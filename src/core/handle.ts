@@ -213,7 +213,7 @@ export function handleAuthenticated(svc: ServiceContext, req: ODataRequest, prin
 
 /** Handles one request; never throws or rejects. A promise only when the request had to wait (see handleUnsafe). */
 export function handle(svc: ServiceContext, req: ODataRequest): ODataResponse | Promise<ODataResponse> {
-  // Reads of the requests of one event-loop turn share one snapshot (db/shared-reads.ts).
+  // Reads of the requests of one event-loop turn share one snapshot (db/sqlite/sqlite-shared-reads.ts).
   svc.engine.enterRequest(req.turnSnapshot === true);
   let r: ODataResponse | Promise<ODataResponse>;
   try {

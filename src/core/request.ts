@@ -24,7 +24,7 @@ export interface ODataRequest {
   /**
    * true when the request was read from a socket in the current event-loop turn (the HTTP layer sets
    * it): everything committed before it was sent is then in the turn's shared read snapshot, which
-   * its reads may join (db/shared-reads.ts). Otherwise its first read sees the newest data.
+   * its reads may join (db/sqlite/sqlite-shared-reads.ts). Otherwise its first read sees the newest data.
    */
   readonly turnSnapshot?: boolean;
 }

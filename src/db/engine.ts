@@ -57,7 +57,7 @@ export interface Transaction extends Statements {
   savepoint<T>(body: () => Promise<T>): Promise<T>;
 }
 
-/** Where a request's reads run (db/read-executor.ts for SQLite). */
+/** Where a request's reads run (db/sqlite/sqlite-read-executor.ts for SQLite). */
 export interface ReadRunner {
   run(read: ReadRequest): StepResult[] | Promise<StepResult[]>;
   /** Several reads in one snapshot (a batch's GETs that follow one another); each read's failure is its own outcome. */
@@ -81,7 +81,7 @@ export interface Engine {
    * (db/postgres/postgres-engine.ts); inside outerTransaction both join it on both engines (a
    * transaction as a savepoint of it).
    * On SQLite the transactions that become ready in one event-loop turn share a COMMIT
-   * (db/group-commit.ts); on PostgreSQL those of one instance form batches that take turns with the
+   * (db/sqlite/sqlite-group-commit.ts); on PostgreSQL those of one instance form batches that take turns with the
    * other instances' (db/postgres/postgres-write-batches.ts).
    */
   transaction<T>(body: (tx: Transaction) => Promise<T>): Promise<T>;
@@ -107,7 +107,7 @@ export interface Engine {
    * migrate once and instances already running keep writing. `dryRun` rolls it all back (`ecn-odata check`).
    */
   migrate(model: EdmModel, options?: { readonly dryRun?: boolean }): Promise<MigrationReport>;
-  /** A request starts: SQLite lets the requests of one event-loop turn share a read snapshot (db/shared-reads.ts). */
+  /** A request starts: SQLite lets the requests of one event-loop turn share a read snapshot (db/sqlite/sqlite-shared-reads.ts). */
   enterRequest(joinTurn: boolean): void;
   /** A request ended (see enterRequest). */
   leaveRequest(): void;

@@ -1,6 +1,6 @@
 /**
  * The statements of one read and what each gives back, run the same way on the event loop
- * (db/database.ts) and in a read thread (db/read-worker.ts): a first row, a page of entity JSON texts
+ * (db/sqlite/sqlite-database.ts) and in a read thread (db/sqlite/sqlite-read-worker.ts): a first row, a page of entity JSON texts
  * cut at the page size or the response budget, or a page of row objects for the JavaScript writer.
  */
 import type { CompiledQuery } from '../sql/compile.js';

@@ -313,7 +313,7 @@ export const HIDDEN_COLUMNS = {
   version: '_version',
   /** The per-row secret of a type that declares one (never part of a read). */
   secret: '_secret',
-  /** The ETag text of the row, stored by the writer so reads need not compute it (db/stored-etags.ts)... */
+  /** The ETag text of the row, stored by the writer so reads need not compute it (db/sqlite/sqlite-stored-etags.ts)... */
   etag: '_etag',
   /** ...and the version it belongs to: reads trust `_etag` only while this equals `_version`. */
   etagVersion: '_etagOf',

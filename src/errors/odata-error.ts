@@ -175,7 +175,7 @@ export class TooManyRequestsError extends ODataError {
   }
 }
 
-/** 401 Authentication_InvalidCredentials, with a challenge per accepted scheme (RFC 6750 §3, RFC 7617 §2; auth/challenges.ts). */
+/** 401 Authentication_InvalidCredentials, with a challenge per accepted scheme (RFC 6750 §3, RFC 7617 §2; errors/challenges.ts). */
 export class AuthenticationError extends ODataError {
   constructor(message: string, challenges: readonly string[]) {
     super(401, 'Authentication_InvalidCredentials', message, undefined, undefined, { 'WWW-Authenticate': challenges });

@@ -135,7 +135,7 @@ export interface EntityHooks<T extends Row = Row> {
   /**
    * The properties whose change `validateWrite` looks at on an update (as BC's OnValidate triggers
    * belong to fields). An update that sets none of them does not run it, so the service need not read
-   * the row first: a PATCH of other properties is then one conditional UPDATE (core/one-statement-update.ts).
+   * the row first: a PATCH of other properties is then one conditional UPDATE (store/one-statement-update.ts).
    * Omitted: validateWrite runs on every update. Checked against the model at start-up.
    */
   readonly validatesOnUpdate?: readonly string[];

@@ -105,7 +105,7 @@ function valueExpr(d: Dialect, p: Property, e: SqlExpr, ieee754Compatible: boole
   }
 }
 
-/** The ETag of a row: its stored text (db/stored-etags.ts) when the version is a table column, as it is in reads. */
+/** The ETag of a row: its stored text (db/sqlite/sqlite-stored-etags.ts) when the version is a table column, as it is in reads. */
 function etagExpr(d: Dialect, version: SqlExpr): SqlExpr {
   if (version.kind !== 'column') return d.rowEtag(version);
   const sibling = (column: string): SqlExpr => ({ kind: 'column', table: version.table, column });

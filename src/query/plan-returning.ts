@@ -1,6 +1,6 @@
 /**
  * The columns a write returns for the row it wrote (INSERT/UPDATE ... RETURNING): the same values,
- * under the same names, as reading the row back (core/resolve-path.ts readRow), computed properties
+ * under the same names, as reading the row back (store/resolve-path.ts readRow), computed properties
  * included, so that a write answers without a second statement. Only where RETURNING gives what a
  * read after the write gives: a subquery in RETURNING sees the table as it was before the statement
  * on PostgreSQL, and every engine computes RETURNING before the AFTER triggers that keep row counters,

@@ -3,7 +3,7 @@
  * return, known from its plan, and priced with the sizes of its tables when it runs. A read whose
  * expected work is small runs on the event loop (the fast path every plain GET takes); a read whose
  * work grows with the data (lambdas, large scans, many or large expansions) runs in a read thread with
- * a deadline (db/read-executor.ts), so the other requests keep being answered meanwhile.
+ * a deadline (db/sqlite/sqlite-read-executor.ts), so the other requests keep being answered meanwhile.
  */
 import type { EntityType } from '../edm/model.js';
 import type { ExpandPlan } from './plan-expand.js';

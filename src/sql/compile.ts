@@ -21,7 +21,7 @@ export interface CompileOptions {
    * Makes the statement cancellable where the engine cannot be interrupted from outside (SQLite): the
    * dialect's liveness check is the first condition of the statement's SELECT and of every SELECT with
    * another SELECT inside, so it runs once per row of every level that repeats work, and can end the
-   * statement when its time is up (db/read-pool.ts). A SELECT with none inside (the innermost scan of
+   * statement when its time is up (db/sqlite/sqlite-read-pool.ts). A SELECT with none inside (the innermost scan of
    * a lambda) goes without: its work between two checks is one scan, and a check per innermost row
    * made a nested lambda three times slower (64 million checks for 400 comments nested twice).
    */

@@ -1,5 +1,5 @@
 /**
- * The database seam: everything that differs between SQL databases (SQLite: sql/sqlite-dialect.ts,
+ * The database seam: everything that differs between SQL databases (SQLite: db/sqlite/sqlite-dialect.ts,
  * PostgreSQL: db/postgres/postgres-dialect.ts). Function builders return nodes, not strings, so
  * parameters stay in text order by construction.
  */
@@ -157,7 +157,7 @@ export interface Dialect {
   /**
    * An expression that fails the statement with a 400 (QueryLimitError) carrying `message`, for
    * limits the database meets while it runs (an expanded collection past its cap). SQLite: the
-   * `odata_raise_limit` function registered by db/database.ts.
+   * `odata_raise_limit` function registered by db/sqlite/sqlite-database.ts.
    */
   raiseLimit(message: SqlExpr): SqlExpr;
   /**
@@ -167,8 +167,8 @@ export interface Dialect {
    */
   readonly livenessCheck?: SqlExpr;
   /**
-   * The weak ETag of a row version, as serialize/etag.ts formatEtag writes it (odata_etag, registered by
-   * db/database.ts); with `stored`, the row's stored ETag text is used while its version matches.
+   * The weak ETag of a row version, as edm/etag.ts formatEtag writes it (odata_etag, registered by
+   * db/sqlite/sqlite-database.ts); with `stored`, the row's stored ETag text is used while its version matches.
    */
   rowEtag(version: SqlExpr, stored?: { readonly etag: SqlExpr; readonly etagVersion: SqlExpr }): SqlExpr;
 }

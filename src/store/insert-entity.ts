@@ -27,7 +27,7 @@ export interface WriteStamp {
   /** The write session's number counters (see NumberReservations). */
   readonly numbers?: NumberReservations;
   /**
-   * Inserts of a bulk load store no ETag text (db/stored-etags.ts: reads compute it, start-up stores
+   * Inserts of a bulk load store no ETag text (db/sqlite/sqlite-stored-etags.ts: reads compute it, start-up stores
    * it), so SQLite's triggers do not build those rows' entity JSON one row at a time
    * (db/sqlite/sqlite-entity-json.ts): about 9 µs a row, with the statement journal in memory.
    */

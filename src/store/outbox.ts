@@ -2,7 +2,7 @@
  * The transactional outbox (conventions §6, STYLE habit 8): business events are rows of the hidden
  * table `_outbox`, written in the same transaction as the change that raised them, so an event
  * exists exactly when its change committed. The delivery worker (delivery-worker.ts) reads it after
- * commit and turns each row into one notification per subscriber (fan-out.ts).
+ * commit and turns each row into one notification per subscriber (events/delivery-store.ts).
  */
 import { compile } from '../sql/compile.js';
 import { param } from '../sql/build.js';

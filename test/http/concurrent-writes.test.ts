@@ -1,5 +1,5 @@
 /**
- * Concurrent writes share commits (src/db/group-commit.ts): requests in flight together are answered
+ * Concurrent writes share commits (src/db/sqlite/sqlite-group-commit.ts): requests in flight together are answered
  * exactly as if they had run one after the other, and a refused one leaves no trace.
  */
 import { startTestService, type TestService } from '../helpers/test-service.js';
@@ -23,7 +23,7 @@ test('30 POSTs in flight together: the valid ones are created, a repeated altern
   const url = `/companies(${company})/engChangeOrders(${eco.id})/engChangeOrderTasks`;
   // (engChangeOrderId, lineNo) is the tasks' alternate key: bodies 3, 13 and 23 take the same line number.
   const bodies = Array.from({ length: 30 }, (_, i) => (i % 10 === 3 ? { lineNo: 990000, description: `t${i}` } : { description: `t${i}` }));
-  // SQLite: the transactions of one event-loop turn share a COMMIT (db/group-commit.ts) and run in queue
+  // SQLite: the transactions of one event-loop turn share a COMMIT (db/sqlite/sqlite-group-commit.ts) and run in queue
   // order; PostgreSQL runs them side by side on its connections, so which of the repeated bodies wins is open.
   const sqlite = t.service.engine.name === 'sqlite';
   const raw = sqlite ? t.service.db.raw : undefined;

@@ -1,6 +1,6 @@
 /**
  * A POST's references on both engines: a type without a validateWrite rule has them checked by its
- * INSERT (core/insert-entity.ts prepareInsert), one with such a rule has them looked up before the
+ * INSERT (store/insert-entity.ts prepareInsert), one with such a rule has them looked up before the
  * rule sees the row; either way a reference to no row of the company is the same 400 and writes nothing.
  */
 import { REPO_METADATA, startTestService, type TestService } from '../helpers/test-service.js';

@@ -1,5 +1,5 @@
 /**
- * src/core/one-statement-update.ts on every engine: a PATCH that no rule, check or condition needs the
+ * src/store/one-statement-update.ts on every engine: a PATCH that no rule, check or condition needs the
  * row for is one UPDATE ... RETURNING (the version and ETag computed by the statement, If-Match as its
  * condition); every other PATCH reads the row first, as before, and every answer (200, 404, 412, 428,
  * 400) is the one the two-statement path gives.

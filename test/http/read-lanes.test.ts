@@ -1,5 +1,5 @@
 /**
- * A read answers the same whether it runs on the event loop or in a read thread (db/read-executor.ts):
+ * A read answers the same whether it runs on the event loop or in a read thread (db/sqlite/sqlite-read-executor.ts):
  * two services on one database file, one running every read on the event loop (readWorkers 0), the
  * other sending every read to a thread (maxInlineRows 0), compared byte for byte.
  */

@@ -1,7 +1,7 @@
 /**
  * GET of a collection with an aggregating `$apply` (Data Aggregation §3): one server-driven page of
  * aggregated instances, with `@odata.count` and `@odata.nextLink` as for entities; and `/$count` of them.
- * The statements run through the read executor like every read (db/read-executor.ts): on the event
+ * The statements run through the read executor like every read (db/sqlite/sqlite-read-executor.ts): on the event
  * loop, or in a read thread with a deadline when the cost model says so.
  */
 import { pageBudget } from './page-budget.js';

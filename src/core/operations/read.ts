@@ -53,7 +53,7 @@ export function contextSelect(q: PlannedQuery): string[] | undefined {
 }
 
 /**
- * Runs a read's steps through the service's read executor (db/read-executor.ts): on the event loop,
+ * Runs a read's steps through the service's read executor (db/sqlite/sqlite-read-executor.ts): on the event loop,
  * or in a read thread with a deadline when the cost model says so; `cancellable` gives the same steps
  * compiled for a thread. Synchronous when the read stays on the event loop.
  */

@@ -1,7 +1,7 @@
 /**
  * The PostgreSQL schema derived from the model, with SQLite's stored forms (db/column-types.ts): text
  * in code-point order (COLLATE "C", as SQLite's BINARY), booleans as smallint 0/1, decimals and doubles
- * as double precision, media as bytea; the same hidden columns, keys and indexes as db/ddl.ts. Foreign
+ * as double precision, media as bytea; the same hidden columns, keys and indexes as db/table-defs.ts. Foreign
  * keys are separate constraints, added once every table exists (PostgreSQL, unlike SQLite, checks
  * that a referenced table exists). Index columns put NULLs first, the order the service reads in.
  */
@@ -90,7 +90,7 @@ export function postgresCreateTableSql(model: EdmModel, type: EntityType): strin
 
 /** An index of a table as PostgreSQL creates it. */
 export interface PostgresIndexDef {
-  /** The name db/ddl.ts derives (what the model asks for)... */
+  /** The name db/table-defs.ts derives (what the model asks for)... */
   readonly derivedName: string;
   /** ...and the name in the database (shortened past 63 bytes). */
   readonly name: string;
@@ -100,7 +100,7 @@ export interface PostgresIndexDef {
 }
 
 /**
- * The indexes of a type (db/ddl.ts indexDefs), each column with NULLs first (SQLite's order, which
+ * The indexes of a type (db/table-defs.ts indexDefs), each column with NULLs first (SQLite's order, which
  * the queries' ORDER BY asks for) but the key: the planner appends the key, which is never NULL, as
  * plain `ASC` (OrderItem.notNull), and PostgreSQL does not match `ASC` to a `NULLS FIRST` column even
  * where the column holds no NULL (it sorted each ECN's comments of an $expand again by their id).

@@ -6,7 +6,7 @@
  * changed the ground under them (postgres-write-batches.ts).
  *
  * A transaction's body works through the `tx` it is given (a nested one through `tx.savepoint`), as
- * the write path does (hooks/write-session.ts). No async context says which transaction a statement
+ * the write path does (store/write-session.ts). No async context says which transaction a statement
  * belongs to: AsyncLocalStorage's promise hooks cost every promise of the process, reads included,
  * once its first transaction ran (A/B with the bench's data and 16 clients: the change set's node CPU
  * 787-847 -> 517-577 µs a request and 929-1,080 -> 1,257-1,396 req/s, a comment POST 320-328 -> 248-302
@@ -203,7 +203,7 @@ export class PostgresEngine implements Engine {
         await s.get({ sql: 'SELECT pg_advisory_xact_lock($1::bigint)', params: [MIGRATION_LOCK] });
         const stamp = schemaStamp(model);
         if ((await storedStamp(s)) === stamp) {
-          // No DDL; only the ETags of rows another program wrote since (db/stored-etags.ts).
+          // No DDL; only the ETags of rows another program wrote since (db/sqlite/sqlite-stored-etags.ts).
           report = { createdTables: [], addedColumns: [], droppedIndexes: [], recountedCounters: [], stampedEtags: await stampStoredEtags(s, model) };
           if (options.dryRun === true) throw rollback;
           return;

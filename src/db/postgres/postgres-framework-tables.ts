@@ -1,6 +1,6 @@
 /**
- * The framework's own tables on PostgreSQL, the same as SQLite's (db/auth-tables.ts,
- * events/outbox.ts, events/delivery-tables.ts): users, grants and tokens with the access version that
+ * The framework's own tables on PostgreSQL, the same as SQLite's (db/sqlite/sqlite-framework-tables.ts,
+ * store/outbox.ts, db/sqlite/sqlite-framework-tables.ts): users, grants and tokens with the access version that
  * a trigger raises on every change to them or to the companies; the transactional outbox; webhook
  * notifications (with the claim of the instance sending each) and their delivery attempts; the empty
  * table whose lock is the write turn (postgres-write-batches.ts). Integer ids are identity columns; JSON
@@ -102,7 +102,7 @@ export function postgresDeliveryTablesSql(): string[] {
       "claimedBy" ${TEXT},
       "claimedUntil" bigint
     )`,
-    // Databases of versions before claims (events/delivery-tables.ts): nullable, no claim.
+    // Databases of versions before claims (db/sqlite/sqlite-framework-tables.ts): nullable, no claim.
     `ALTER TABLE ${n} ADD COLUMN IF NOT EXISTS "claimedBy" ${TEXT}`,
     `ALTER TABLE ${n} ADD COLUMN IF NOT EXISTS "claimedUntil" bigint`,
     // One notification per event and subscriber, whatever happens to the fan-out transaction.

@@ -1,6 +1,6 @@
 /**
  * The functions the PostgreSQL dialect calls, created in the database by the framework's migration
- * (SQLite registers JavaScript ones on each connection: db/sqlite-functions.ts): Unicode case mapping
+ * (SQLite registers JavaScript ones on each connection: db/sqlite/sqlite-functions.ts): Unicode case mapping
  * as JavaScript's toLowerCase/toUpperCase, regular expressions, time parts of stored ISO text, numbers
  * spelled as JavaScript spells them, ETags, and the error that ends a statement at a query limit.
  */
@@ -31,7 +31,7 @@ CREATE OR REPLACE FUNCTION odata_time_part(text, integer) RETURNS integer LANGUA
 -- The seconds' fraction to the millisecond, computed as SQLite's strftime('%f') - seconds is (the same double arithmetic).
 CREATE OR REPLACE FUNCTION odata_fractional_seconds(text) RETURNS double precision LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
   SELECT coalesce(CAST(nullif(substr($1, strpos($1, 'T') + 7, 6), '') AS double precision), 0) - odata_time_part($1, 2) $$;
--- The weak ETag of a row version, as serialize/etag.ts formatEtag writes it.
+-- The weak ETag of a row version, as edm/etag.ts formatEtag writes it.
 CREATE OR REPLACE FUNCTION odata_etag(bigint) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
   SELECT 'W/"' || encode(convert_to(CAST($1 AS text), 'UTF8'), 'base64') || '"' $$;
 -- String(x) in JavaScript: PostgreSQL's shortest digits (extra_float_digits >= 1), placed as ECMAScript's Number::toString places them.

@@ -1,5 +1,5 @@
 /**
- * Brings a PostgreSQL database in line with the model at start-up, as db/migrate.ts does for SQLite:
+ * Brings a PostgreSQL database in line with the model at start-up, as db/sqlite/sqlite-migrate.ts does for SQLite:
  * creates missing tables, adds missing columns (nullable ones, or ones with a constant default),
  * foreign keys and indexes, drops only indexes derived earlier that the model no longer asks for, then
  * the related-row counters, the stored ETags and the stored entity JSON (postgres-entity-json.ts). Never drops a table or a column. All of it in one
@@ -94,7 +94,7 @@ async function addForeignKeys(s: PostgresSession, model: EdmModel, type: EntityT
 }
 
 /**
- * Stores the ETag of every row whose stored one is missing or stale (db/stored-etags.ts); rows per
+ * Stores the ETag of every row whose stored one is missing or stale (db/sqlite/sqlite-stored-etags.ts); rows per
  * table. Run by every migration and by every start-up whose schema is up to date (PostgresEngine.migrate),
  * as SQLite's start-up does: rows written by another program (a bulk load, psql) are read as fast as the
  * service's own from then on.

@@ -1,6 +1,6 @@
 /**
  * matchesPattern()'s pattern is an ECMAScript regular expression (URL Conventions §5.1.1.7.1); SQLite
- * runs it as one (db/sqlite-functions.ts, `u` flag). PostgreSQL's `~` speaks its own dialect (ARE),
+ * runs it as one (db/sqlite/sqlite-functions.ts, `u` flag). PostgreSQL's `~` speaks its own dialect (ARE),
  * where the same text can mean something else: `.` also matches a line break, `\b` is a backspace and
  * `\y` a word boundary, `\d` and `\w` follow the locale, `[[:alpha:]]` is a class. This translates a
  * valid pattern into an ARE with the same meaning; a construct ARE has no faithful form for (Unicode

@@ -23,7 +23,7 @@
  * (when one throws, the batch runs again with a savepoint per job, so that job is undone alone and gets
  * its error while the others commit), and shares one COMMIT, so the commit's WAL flush is paid once
  * per batch instead of once per write. The result is the same as running the jobs one after the other
- * in queue order, as SQLite's group commit does (db/group-commit.ts). The price: the writes of all
+ * in queue order, as SQLite's group commit does (db/sqlite/sqlite-group-commit.ts). The price: the writes of all
  * instances are serial; reads never wait for them.
  *
  * A batch that waits for the turn, or a job whose statement runs, past the connections'

@@ -33,13 +33,13 @@ export class Database {
     return this.conn;
   }
 
-  /** A request starts: its reads share the read snapshot of this event-loop turn, or a new one unless `joinTurn` (shared-reads.ts). */
+  /** A request starts: its reads share the read snapshot of this event-loop turn, or a new one unless `joinTurn` (sqlite-shared-reads.ts). */
   enterRequest(joinTurn: boolean): void {
     this.group.newTask();
     this.reads.enter(joinTurn);
   }
 
-  /** The number of the open shared read snapshot, -1 when none is open (shared-reads.ts). */
+  /** The number of the open shared read snapshot, -1 when none is open (sqlite-shared-reads.ts). */
   get readSnapshot(): number {
     return this.reads.snapshot;
   }
@@ -127,7 +127,7 @@ export class Database {
 
   /**
    * Runs `fn` in a transaction shared with the other write transactions that become ready in this
-   * turn of the event loop (each in its own savepoint; see group-commit.ts). `fn` may be async as long
+   * turn of the event loop (each in its own savepoint; see sqlite-group-commit.ts). `fn` may be async as long
    * as it awaits only this connection's statements. Settles after the COMMIT.
    */
   sharedTransaction<T>(fn: () => T | Promise<T>): Promise<T> {

@@ -1,6 +1,6 @@
 /**
  * SQLite: double-quoted identifiers, `?` placeholders, booleans as 0/1, `IS` for null-safe equality,
- * strftime for date parts, and the JavaScript functions registered by `db/database.ts` for Unicode
+ * strftime for date parts, and the JavaScript functions registered by `db/sqlite/sqlite-database.ts` for Unicode
  * case mapping (`odata_tolower`, `odata_toupper`), regular expressions (`odata_matches`) and the true
  * remainder of decimals (`odata_remainder`).
  * Every SQLite-specific spelling of the query layer lives here (DDL text lives in db/).
@@ -60,7 +60,7 @@ const abs = (e: SqlExpr): SqlExpr => call('abs', e);
  * double, so SQLite's digits are then JavaScript's shortest ones. SQLite writes 17 digits for many
  * doubles that 15 represent (181004266.441296 as 181004266.44129601), so `printf('%.15g')` reading
  * back equal is not the test. Everything else goes through the odata_json_number function
- * registered by db/database.ts. As a string (`asString`), the same digits are TEXT: String(x) and
+ * registered by db/sqlite/sqlite-database.ts. As a string (`asString`), the same digits are TEXT: String(x) and
  * JSON.stringify(x) spell a finite number alike.
  */
 function jsonNumber(e: SqlExpr, double: boolean, asString = false): SqlExpr {
@@ -109,7 +109,7 @@ export const sqliteDialect: Dialect = {
   divide: (left, right) => ({ kind: 'binary', operator: '/', left, right }),
   // SQLite's % truncates both operands to integers (NULL for a zero divisor), as integer mod wants.
   integerRemainder: (left, right) => ({ kind: 'binary', operator: '%', left, right }),
-  // The true remainder of the decimals the doubles are written as (db/sqlite-functions.ts), as PostgreSQL's dialect computes it; NULL for a zero divisor.
+  // The true remainder of the decimals the doubles are written as (db/sqlite/sqlite-functions.ts), as PostgreSQL's dialect computes it; NULL for a zero divisor.
   remainder: (left, right) => call('odata_remainder', left, right),
   exactDivide: (left, right) => ({ kind: 'binary', operator: '/', left: { kind: 'cast', operand: left, type: 'REAL' }, right }),
   // JSON subtypes do not survive a subquery boundary in SQLite, so embedded JSON text is re-marked with json().
@@ -126,7 +126,7 @@ export const sqliteDialect: Dialect = {
   jsonNumber,
   rowOrder: (alias) => ({ kind: 'column', table: alias, column: 'rowid' }),
   // Base64 in SQL (lookup tables, arithmetic) measured slower than this one function call per row.
-  // The stored ETag while it belongs to the row's version (db/stored-etags.ts), else computed.
+  // The stored ETag while it belongs to the row's version (db/sqlite/sqlite-stored-etags.ts), else computed.
   rowEtag: (version, stored) =>
     stored === undefined
       ? call('odata_etag', version)

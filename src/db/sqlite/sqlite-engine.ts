@@ -1,9 +1,9 @@
 /**
  * SQLite as an engine (db/engine.ts): one better-sqlite3 connection answering synchronously (the
  * request path's lookups and reads without a microtask hop), write transactions group-committed
- * (db/group-commit.ts) and taking the write lock when they begin, so several processes on one file
+ * (db/sqlite/sqlite-group-commit.ts) and taking the write lock when they begin, so several processes on one file
  * wait for each other instead of failing (conventions §10), and reads priced by the cost model and run on the event loop or in read threads
- * with a deadline (db/read-executor.ts, db/read-pool.ts). The embedded default: `npm start` needs no server.
+ * with a deadline (db/sqlite/sqlite-read-executor.ts, db/sqlite/sqlite-read-pool.ts). The embedded default: `npm start` needs no server.
  */
 import type { Logger } from 'pino';
 import type { Engine, EngineLimits, Statements, Transaction } from '../engine.js';
@@ -27,7 +27,7 @@ export class SqliteEngine implements Engine {
   private readonly tx: Transaction;
 
   /**
-   * @param database the connection (db/database.ts)
+   * @param database the connection (db/sqlite/sqlite-database.ts)
    * @param file its file, for the read threads; ':memory:' has none (every read on the event loop)
    */
   constructor(

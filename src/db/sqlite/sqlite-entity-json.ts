@@ -118,7 +118,7 @@ function rowTriggersSql(type: EntityType, json: KeptJson): string[] {
   return [
     // A row inserted without its stored ETag (a bulk import, a writer that knows nothing of it) could
     // keep no JSON, whose @odata.etag is that text: the trigger does not run for it, and start-up's
-    // stamping of the ETag (db/stored-etags.ts), an UPDATE, builds it.
+    // stamping of the ETag (db/sqlite/sqlite-stored-etags.ts), an UPDATE, builds it.
     `CREATE TRIGGER ${q(rowTrigger(type, 'insert'))} AFTER INSERT ON ${table} WHEN ${exprText(bin('=', col('new', HIDDEN_COLUMNS.etagVersion), col('new', HIDDEN_COLUMNS.version)))} BEGIN ${build}; END`,
     `CREATE TRIGGER ${q(rowTrigger(type, 'update'))} AFTER UPDATE ON ${table} WHEN ${exprText(changed)} BEGIN ${build}; END`,
   ];

@@ -4,7 +4,7 @@
  * column, so a restart with a new entity or field keeps every row; the only thing dropped is an index
  * this code derived earlier and the model no longer asks for (it holds no data, every write would keep
  * paying for it, and a unique one would enforce what the model no longer says). Then the related-row
- * counters (row-counters.ts), the stored ETags (stored-etags.ts) and the stored entity JSON
+ * counters (sqlite-row-counters.ts), the stored ETags (sqlite-stored-etags.ts) and the stored entity JSON
  * (sqlite/sqlite-entity-json.ts).
  */
 import type { EdmModel } from '../../edm/model.js';

@@ -1,6 +1,6 @@
 /**
  * Where a read runs (SQLite): on the event loop when the cost model expects little work, else in a
- * read thread with a deadline (read-pool.ts). Reads on the event loop are the fast path (no thread hop,
+ * read thread with a deadline (sqlite-read-pool.ts). Reads on the event loop are the fast path (no thread hop,
  * the turn's shared snapshot); what they may cost is bounded by `limits.maxInlineRows`, priced with the
  * current table sizes. A class of reads (read-cost.ts costClass) that still gave a large answer on the
  * event loop (skewed data: one parent with thousands of children, which average fan-outs miss) runs in

@@ -1,10 +1,10 @@
 /**
- * A read thread (db/read-pool.ts): its own read-only connection to the service's SQLite file, the
+ * A read thread (db/sqlite/sqlite-read-pool.ts): its own read-only connection to the service's SQLite file, the
  * dialect's functions, and `odata_live()`, which fails the running statement once the job's deadline
  * has passed. Statements sent here are compiled `cancellable` (sql/compile.ts): the check is the first
  * condition of every SELECT, so a runaway lambda or scan ends within a few hundred rows of its deadline.
  * A job's statements run in one read transaction: they see one snapshot. A job holds one read, or the
- * reads of a batch's GETs (db/read-executor.ts runTogether), each of which may fail on its own.
+ * reads of a batch's GETs (db/sqlite/sqlite-read-executor.ts runTogether), each of which may fail on its own.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';

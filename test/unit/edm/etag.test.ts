@@ -1,6 +1,6 @@
 /**
- * src/serialize/etag.ts: the version an If-Match names is read back only from exactly one ETag this
- * service wrote, so a one-statement update (core/one-statement-update.ts) can make it its condition.
+ * src/edm/etag.ts: the version an If-Match names is read back only from exactly one ETag this
+ * service wrote, so a one-statement update (store/one-statement-update.ts) can make it its condition.
  */
 import { etagMatches, formatEtag, versionOfEtag } from '../../../src/edm/etag.js';
 

@@ -1,5 +1,5 @@
 /**
- * src/query/plan-returning.ts with core/update-entity.ts and insert-entity.ts: a write returns the row
+ * src/query/plan-returning.ts with store/update-entity.ts and insert-entity.ts: a write returns the row
  * it wrote (RETURNING) in one statement, with exactly what reading the row back gives, computed
  * properties included (a lookup, a count-based flag, the fallback chain of assignedEmail), on each
  * engine: the exact SQL and parameters, then executed on a real database of each. A type whose

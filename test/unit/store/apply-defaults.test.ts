@@ -1,5 +1,5 @@
 /**
- * src/core/apply-defaults.ts: the model's defaults for properties a POST did not give.
+ * src/store/apply-defaults.ts: the model's defaults for properties a POST did not give.
  */
 import { applyDefaults, assignKeyFirst, hasGeneratedKey } from '../../../src/store/apply-defaults.js';
 import type { RowValues } from '../../../src/store/write-checks.js';

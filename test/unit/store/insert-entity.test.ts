@@ -1,5 +1,5 @@
 /**
- * src/core/insert-entity.ts: with `guardReferences`, prepareInsert leaves a row's references to the
+ * src/store/insert-entity.ts: with `guardReferences`, prepareInsert leaves a row's references to the
  * INSERT (written only if they hold: one statement instead of a lookup per reference and the INSERT),
  * unless a unique value is looked up after them; a guarded INSERT that writes nothing answers the
  * lookup's own 400 and writes nothing.

@@ -1,5 +1,5 @@
 /**
- * src/core/write-checks.ts checkReferences: a reference field must name a row of the referenced type
+ * src/store/write-checks.ts checkReferences: a reference field must name a row of the referenced type
  * in the company (400 otherwise), looked up in the database, except a reference to the parent row the
  * write was made under (ParentRow), which was read in the same transaction: no second lookup.
  */

@@ -1,5 +1,5 @@
 /**
- * src/hooks/write-session.ts and tx-access.ts through the real write operations, with test-only hook
+ * src/store/write-session.ts and tx-access.ts through the real write operations, with test-only hook
  * modules: the phase order (beforeWrite → transaction with validateWrite → afterCommit), what each phase
  * sees, rule mistakes answered as 500 with nothing written, and the outbox written only in a transaction.
  */

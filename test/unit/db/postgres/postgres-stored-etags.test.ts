@@ -1,5 +1,5 @@
 /**
- * Stored ETags on PostgreSQL (db/stored-etags.ts): a start-up whose schema is up to date (no DDL)
+ * Stored ETags on PostgreSQL (db/sqlite/sqlite-stored-etags.ts): a start-up whose schema is up to date (no DDL)
  * still stores the ETags of rows another program wrote without them, as SQLite's start-up does, so
  * their reads copy the text instead of computing it; the ETag a client sees does not change. A dry
  * run (`ecn-odata check`) stores nothing.

@@ -1,5 +1,5 @@
 /**
- * src/events/delivery-tables.ts: a database made before notification claims gets their columns at start-up.
+ * src/db/sqlite/sqlite-framework-tables.ts: a database made before notification claims gets their columns at start-up.
  */
 import { openDatabase } from '../../../../src/db/sqlite/sqlite-database.js';
 import { createDeliveryTables } from '../../../../src/db/sqlite/sqlite-framework-tables.js';

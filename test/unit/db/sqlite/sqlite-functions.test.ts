@@ -1,5 +1,5 @@
 /**
- * src/db/sqlite-functions.ts: decimalRemainder, SQLite's `mod` of decimals and doubles: the true
+ * src/db/sqlite/sqlite-functions.ts: decimalRemainder, SQLite's `mod` of decimals and doubles: the true
  * remainder of the decimals they are written as, with the dividend's sign, as PostgreSQL's numeric mod().
  * And the names of the functions it registers.
  */

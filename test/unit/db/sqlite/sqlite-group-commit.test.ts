@@ -1,5 +1,5 @@
 /**
- * src/db/group-commit.ts: write transactions queued in one event-loop turn share one COMMIT, each in
+ * src/db/sqlite/sqlite-group-commit.ts: write transactions queued in one event-loop turn share one COMMIT, each in
  * its own savepoint.
  */
 import fs from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * src/db/shared-reads.ts: the reads of the requests of one event-loop turn share a snapshot; a write,
+ * src/db/sqlite/sqlite-shared-reads.ts: the reads of the requests of one event-loop turn share a snapshot; a write,
  * the end of the turn, or a request that must see the newest data ends it.
  */
 import fs from 'node:fs';
