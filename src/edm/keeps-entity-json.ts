@@ -1,6 +1,6 @@
 /**
  * Which entity types keep their entity JSON in their rows where the engine keeps it
- * (Dialect.storedEntityJson: db/postgres/postgres-entity-json.ts, db/sqlite/sqlite-entity-json.ts): the DDL adds the column
+ * (EngineCapabilities.storedEntityJson: db/postgres/postgres-entity-json.ts, db/sqlite/sqlite-entity-json.ts): the DDL adds the column
  * for them, the planner reads it (query/plan-entity-json.ts).
  */
 import type { EntityType } from './model.js';

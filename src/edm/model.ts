@@ -319,7 +319,7 @@ export const HIDDEN_COLUMNS = {
   etagVersion: '_etagOf',
   /**
    * The row's entity JSON (odata.metadata=minimal, every property), kept by triggers where the engine
-   * keeps it (Dialect.storedEntityJson: both engines), so reads need not build it.
+   * keeps it (EngineCapabilities.storedEntityJson: both engines), so reads need not build it.
    */
   entityJson: '_entityJson',
 } as const;

@@ -24,7 +24,7 @@ export interface SqlJsonOptions {
   /** IEEE754Compatible=true: Edm.Int64, Edm.Decimal and counts are JSON strings (JSON Format §3.2). */
   readonly ieee754Compatible: boolean;
   /**
-   * Build every object from its columns, never copy a stored one (Dialect.storedEntityJson): for the
+   * Build every object from its columns, never copy a stored one (EngineCapabilities.storedEntityJson): for the
    * stored JSON's own definition (db/postgres/postgres-entity-json.ts).
    */
   readonly build?: true;
@@ -74,7 +74,7 @@ function ieee754Sensitive(p: Property): boolean {
 
 /** true when the JSON a row keeps is the object asked for: minimal metadata, every property, default number spellings. */
 function storedJsonServes(type: EntityType, opts: SqlJsonOptions, select: ReadonlySet<string> | undefined): boolean {
-  if (!opts.dialect.storedEntityJson || opts.build === true || opts.metadata !== 'minimal' || !keepsEntityJson(type)) return false;
+  if (!opts.dialect.capabilities.storedEntityJson || opts.build === true || opts.metadata !== 'minimal' || !keepsEntityJson(type)) return false;
   if (select !== undefined && !type.properties.every((p) => included(p, type, select))) return false;
   return !opts.ieee754Compatible || !type.properties.some(ieee754Sensitive);
 }

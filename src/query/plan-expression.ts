@@ -114,9 +114,9 @@ function balancedChain(terms: readonly SqlExpr[], operator: 'AND' | 'OR'): SqlEx
 /** A non-null parameter, typed (Dialect.typedValue) or not. */
 const isValue = (x: SqlExpr): boolean => (x.kind === 'param' && x.value !== null) || (x.kind === 'cast' && isValue(x.operand));
 
-/** `eq` (or `ne`) in OData's null semantics: `=` where the dialect prefers it and one side is a value (Dialect.plainEqualsForValues). */
+/** `eq` (or `ne`) in OData's null semantics: `=` where the dialect prefers it and one side is a value (EngineCapabilities.plainEqualsForValues). */
 export function equals(d: Dialect, left: SqlExpr, right: SqlExpr, ne: boolean, negated: boolean): SqlExpr {
-  if (ne || !d.plainEqualsForValues || !(isValue(left) || isValue(right))) return d.nullSafeEquals(left, right, ne);
+  if (ne || !d.capabilities.plainEqualsForValues || !(isValue(left) || isValue(right))) return d.nullSafeEquals(left, right, ne);
   const cmp: SqlExpr = { kind: 'binary', operator: '=', left, right };
   return negated ? d.isTrue(cmp) : cmp;
 }
@@ -252,7 +252,7 @@ function planCall(e: Extract<BoundExpr, { kind: 'call' }>, scope: QueryScope, ct
         // A stored property only: its column compares in code-point order (an expression's result, or an
         // $apply result column, in the database's collation).
         const stored = e.args[0]?.kind === 'property' && subject.kind === 'column';
-        const range = e.fn === 'startswith' && d.prefixRange && stored ? prefixRange(lit.value) : undefined;
+        const range = e.fn === 'startswith' && d.capabilities.prefixRange && stored ? prefixRange(lit.value) : undefined;
         if (range === undefined) return like;
         // The LIKE alone decides (the range holds wherever it holds), also for NULL and under a `not`.
         const from: SqlExpr = { kind: 'binary', operator: '>=', left: subject, right: param(range.from) };

@@ -1,5 +1,5 @@
 /**
- * The entity JSON a row keeps where the engine keeps it (Dialect.storedEntityJson; the triggers of
+ * The entity JSON a row keeps where the engine keeps it (EngineCapabilities.storedEntityJson; the triggers of
  * db/postgres/postgres-entity-json.ts and db/sqlite/sqlite-entity-json.ts): its definition, the same object plan-entity-json.ts
  * builds for odata.metadata=minimal with every property, and what it depends on, so the triggers know
  * when to build it again: the row's own columns, and the rows its lookups read (another row's change

@@ -147,14 +147,14 @@ const COUNT_STAR: SqlExpr = { kind: 'call', name: 'count', args: [{ kind: 'star'
  * counted without the company condition when the database holds one company: every row references an
  * existing company (foreign key), so the counts are equal, and SQLite counts a table without reading
  * its rows (10 µs instead of 200 µs for 10,000 rows). Both counts are in one statement (one snapshot).
- * Where the database keeps the count of each company's whole set (Dialect.keptSetCount: PostgreSQL,
+ * Where the database keeps the count of each company's whole set (EngineCapabilities.keptSetCount: PostgreSQL,
  * which visits every row to count them), that is read instead.
  */
 function countStatement(model: EdmModel, dialect: Dialect, type: EntityType, companyId: string | undefined, conditions: readonly PathCondition[], where: ReadPlanInput['where']): SelectNode {
   const plan = planRead({ type, companyId, conditions, where });
   const filtered: SelectNode = { ...plan, columns: [{ expr: COUNT_STAR, alias: COUNT_ALIAS }], orderBy: [] };
   if (type.scope !== 'company' || conditions.length > 0 || where !== undefined || companyId === undefined) return filtered;
-  const kept = dialect.keptSetCount?.(type.table, param(companyId), COUNT_ALIAS);
+  const kept = dialect.capabilities.keptSetCount?.(type.table, param(companyId), COUNT_ALIAS);
   if (kept !== undefined) return kept;
   const all = select({ columns: [{ expr: COUNT_STAR }], from: { kind: 'table', table: type.table, alias: 'a' } });
   const companies = select({ columns: [{ expr: COUNT_STAR, alias: 'c' }], from: { kind: 'table', table: model.company.table, alias: 'c' } });
@@ -214,7 +214,7 @@ function readShape(ctx: OperationContext, kind: ReadKind, type: EntityType, cond
       const pageRows = page.final ? Math.min(ctx.options.top ?? page.size, page.size) : page.size;
       // Each entity, expanded ones too, taken for one of the set: its members as selected, and its etag.
       const entities = pageRows * (1 + expandedRowsPerEntity(query.expand));
-      const pageText = shape.json !== undefined && page.final && dialect.pageTextFits(entities, 1 + (query.read.select?.size ?? type.properties.length));
+      const pageText = shape.json !== undefined && page.final && dialect.capabilities.pageTextFits(entities, 1 + (query.read.select?.size ?? type.properties.length));
       const cost = readCost('collection', type, query, pageRows, skip);
       if (pageText) {
         // The page's text is made in SQL, so each entity's is too.

@@ -1,10 +1,11 @@
 /**
- * The database seam: everything that differs between SQL databases (SQLite: db/sqlite/sqlite-dialect.ts,
+ * The database seam: how each SQL database spells what the planners build (SQLite: db/sqlite/sqlite-dialect.ts,
  * PostgreSQL: db/postgres/postgres-dialect.ts). Function builders return nodes, not strings, so
  * parameters stay in text order by construction.
  */
 import type { CanonicalFunction } from '../query/bound-ast.js';
 import type { SelectNode, SqlExpr, SqlValue } from './nodes.js';
+import type { EngineCapabilities } from './engine-capabilities.js';
 
 /** Canonical functions the dialect maps (contains/startswith/endswith are planned as LIKE). */
 export type DialectFunction = Exclude<CanonicalFunction, 'contains' | 'startswith' | 'endswith' | 'now'>;
@@ -15,9 +16,11 @@ export interface LateralJoins {
   joinLateral(query: SelectNode): string;
 }
 
-/** A SQL dialect. */
+/** A SQL dialect: how an engine spells SQL, and what its planners may ask of it (capabilities). */
 export interface Dialect {
   readonly name: 'sqlite' | 'postgres';
+  /** The choices of plan the engine asks for (engine-capabilities.ts). */
+  readonly capabilities: EngineCapabilities;
   /** Quotes an identifier taken from the model. */
   quoteIdentifier(name: string): string;
   /**
@@ -61,18 +64,6 @@ export interface Dialect {
   booleanValue(value: boolean): number | boolean;
   /** Null-safe equality (`null eq null` is true in OData): SQLite `IS`, PostgreSQL `IS NOT DISTINCT FROM`. */
   nullSafeEquals(left: SqlExpr, right: SqlExpr, negated: boolean): SqlExpr;
-  /**
-   * Whether equality with a non-null value is better written `=` (in a condition, NULL = x is not
-   * true, as `null eq x` is false; under a `not` it is wrapped in isTrue): PostgreSQL answers `=`
-   * from an index and IS NOT DISTINCT FROM never; SQLite's `IS` uses indexes, so it keeps one form.
-   */
-  readonly plainEqualsForValues: boolean;
-  /**
-   * Whether `startswith` with a literal also states the range of the prefix (`x >= 'ab' AND x < 'ac'`):
-   * PostgreSQL plans its prepared statements once, without the pattern's value, and only a range
-   * narrows an index scan then; SQLite's LIKE never uses an index here, so it keeps the LIKE alone.
-   */
-  readonly prefixRange: boolean;
   /** A stored Boolean (0/1, or a lookup of one) as a condition: where the engine has a boolean type, stored values are not conditions. */
   booleanTest(value: SqlExpr): SqlExpr;
   /** A condition that is true only when `e` is true (never NULL). */
@@ -99,28 +90,6 @@ export interface Dialect {
    * offered only for objects the database's planner counts as costly (see PostgreSQL's).
    */
   jsonObject(members: readonly { readonly key: string; readonly value: SqlExpr; readonly json: boolean }[], level?: LateralJoins): SqlExpr;
-  /**
-   * true when the engine keeps each row's entity JSON (odata.metadata=minimal, every property, no
-   * expansion) in the hidden column `_entityJson`, kept by triggers (db/postgres/postgres-entity-json.ts,
-   * db/sqlite/sqlite-entity-json.ts), so reads copy it instead of building it (and build it where it is NULL).
-   */
-  readonly storedEntityJson: boolean;
-  /**
-   * true when a page no next page can follow, of `entities` entities (its own and its expansions', at
-   * their caps) of about `members` JSON members each, is read as one text of its entities
-   * (query/read-plans.ts), which also carries `$count` and saves a statement; else it comes back as
-   * rows, streamed and cut at the response budget. The database builds and sends the text whole, so
-   * where that costs it more than rows depends on the engine (SQLite: one string instead of a row each,
-   * up to 50,000 entities, the bench's `$top=20` page with two expanded collections being 40,040;
-   * PostgreSQL: see its dialect).
-   */
-  pageTextFits(entities: number, members: number): boolean;
-  /**
-   * The count of one company's whole set (no filter, no path condition) as the database keeps it, a
-   * statement of one row whose column `alias` is the count (PostgreSQL: db/postgres/postgres-set-counts.ts);
-   * undefined where the engine counts the table as cheaply (SQLite counts its b-tree's cells).
-   */
-  readonly keptSetCount?: (table: string, companyId: SqlExpr, alias: string) => SelectNode;
   /** Aggregate: the JSON array of the JSON text values of a group, `[]` when it is empty. */
   jsonArrayAgg(rowJson: SqlExpr): SqlExpr;
   /** Aggregate: `[a,b,...]` as plain text from JSON texts (no re-parsing), `[]` for an empty group. */

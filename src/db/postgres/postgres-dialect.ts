@@ -7,6 +7,7 @@
  * The stored forms are SQLite's (db/column-types.ts), so the same values compare and print alike.
  * Every PostgreSQL spelling of the query layer lives here (DDL text lives with the DDL).
  */
+import type { EngineCapabilities } from '../../sql/engine-capabilities.js';
 import type { Dialect, DialectFunction, LateralJoins } from '../../sql/dialect.js';
 import { ecmaToPostgresRegex } from './postgres-regex.js';
 import type { SelectNode, SqlExpr } from '../../sql/nodes.js';
@@ -154,9 +155,31 @@ const placeholder = (index: number): string => `$${index + 1}`;
 const CAST_TYPES = { INTEGER: 'bigint', REAL: 'double precision', TEXT: 'text', NUMERIC: 'numeric', JSON: 'json' } as const;
 
 /** The PostgreSQL dialect. */
+/** What PostgreSQL's planners may ask (sql/engine-capabilities.ts). */
+const capabilities: EngineCapabilities = {
+  plainEqualsForValues: true,
+  prefixRange: true,
+  storedEntityJson: true,
+  // A page text costs the server no more than its rows up to about 40 KB, and far more beyond under
+  // concurrency; 1,500 members is about 45 KB (about 30 bytes a member).
+  pageTextFits: (entities, members) => entities * members <= 1_500,
+  keptSetCount: (table, companyId, alias) => {
+    const column = (name: string): SqlExpr => ({ kind: 'column', table: 'sc', column: name });
+    return {
+      kind: 'select',
+      columns: [{ expr: cast(call('coalesce', call('sum', column('n')), c(0)), 'INTEGER'), alias }],
+      from: { kind: 'table', table: SET_COUNTS_TABLE, alias: 'sc' },
+      joins: [],
+      where: bin('AND', bin('=', column('table'), p(table)), bin('=', column('companyId'), companyId)),
+      orderBy: [],
+    };
+  },
+};
+
 export const postgresDialect: Dialect = {
   name: 'postgres',
   rowLocks: true,
+  capabilities,
   quoteIdentifier,
   placeholder,
   castType: (type) => CAST_TYPES[type],
@@ -170,8 +193,6 @@ export const postgresDialect: Dialect = {
   // Booleans are stored as smallint 0/1, as SQLite stores them; a bare parameter in a condition takes 1/0 as true/false.
   booleanValue: (value) => (value ? 1 : 0),
   nullSafeEquals: (left, right, negated) => ({ kind: 'binary', operator: negated ? 'IS DISTINCT FROM' : 'IS NOT DISTINCT FROM', left, right }),
-  plainEqualsForValues: true,
-  prefixRange: true,
   booleanTest: (value) => bin('=', value, c(1)),
   isTrue: (e) => ({ kind: 'isTrue', operand: e, negated: false }),
   isNotTrue: (e) => ({ kind: 'isTrue', operand: e, negated: true }),
@@ -184,28 +205,6 @@ export const postgresDialect: Dialect = {
   remainder: (left, right) => cast(call('mod', cast(cast(left, 'TEXT'), 'NUMERIC'), nonZero(cast(cast(right, 'TEXT'), 'NUMERIC'))), 'REAL'),
   exactDivide: (left, right) => bin('/', cast(left, 'REAL'), nonZero(right)),
   jsonObject,
-  storedEntityJson: true,
-  // A page text of up to about 40 KB costs the server no more than its rows, and our process half
-  // (bench data, generic plans, 1,000 runs on one connection: 100 tasks, 40 KB, 360-410 -> 330-370 µs of
-  // the server and 550 -> 240-300 of ours; 50 ECNs of three properties 680-710 -> 570-690 and 200-250 ->
-  // 140-160). Past about 60 KB it costs the server far more under concurrency: 100 ECNs (61 KB, 2,100
-  // members) under 16 connections to each of two workers 1,027-1,726 -> 514-576 req/s, and in the bench
-  // of 2026-11-28 10:53 the server's CPU for that page went from 339 to 849 µs a request (2,382 with
-  // two workers); 3,000 ECNs on one connection 6,400-7,250 -> 31,000-37,500 µs. 1,500 members is about
-  // 45 KB (about 30 bytes a member): 100 tasks (1,300) are one text, 100 ECNs (2,100) rows, 50 ECNs
-  // (1,050) one text.
-  pageTextFits: (entities, members) => entities * members <= 1_500,
-  keptSetCount: (table, companyId, alias) => {
-    const column = (name: string): SqlExpr => ({ kind: 'column', table: 'sc', column: name });
-    return {
-      kind: 'select',
-      columns: [{ expr: cast(call('coalesce', call('sum', column('n')), c(0)), 'INTEGER'), alias }],
-      from: { kind: 'table', table: SET_COUNTS_TABLE, alias: 'sc' },
-      joins: [],
-      where: bin('AND', bin('=', column('table'), p(table)), bin('=', column('companyId'), companyId)),
-      orderBy: [],
-    };
-  },
   jsonArrayAgg: jsonTextArrayAgg,
   jsonTextArrayAgg,
   jsonTextList: (rowJson) => call('string_agg', rowJson, p(',')),

@@ -1,5 +1,5 @@
 /**
- * Each row's entity JSON kept in its hidden column `_entityJson` on PostgreSQL (Dialect.storedEntityJson),
+ * Each row's entity JSON kept in its hidden column `_entityJson` on PostgreSQL (EngineCapabilities.storedEntityJson),
  * so a read copies one text per row instead of building it: the server's JSON writer costs about 10 µs
  * a row (row_to_json of some twenty members and a lookup), most of what a page of entities costs it,
  * and the server is what several instances share. The JSON is the object query/plan-stored-json.ts

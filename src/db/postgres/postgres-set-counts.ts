@@ -1,6 +1,6 @@
 /**
  * The number of rows of each company's whole set, kept by PostgreSQL for `$count` (read-plans.ts reads
- * it through `Dialect.keptSetCount`). PostgreSQL counts a set by visiting every row (10,000 ECNs:
+ * it through `EngineCapabilities.keptSetCount`). PostgreSQL counts a set by visiting every row (10,000 ECNs:
  * about 480 µs of the server, growing with the set), where SQLite counts its b-tree's cells.
  *
  * Every company-scoped table has statement triggers: AFTER INSERT and AFTER DELETE (with their

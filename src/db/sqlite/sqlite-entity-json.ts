@@ -1,5 +1,5 @@
 /**
- * Each row's entity JSON kept in its hidden column `_entityJson` on SQLite too (Dialect.storedEntityJson),
+ * Each row's entity JSON kept in its hidden column `_entityJson` on SQLite too (EngineCapabilities.storedEntityJson),
  * so a read copies one text per row instead of building it: the page of 20 ECNs with their 300
  * comments and BOM lines, 490 µs of SQLite's time as the objects were built, 241 µs copying them
  * (the statement in a loop on the bench data). The JSON is the object query/plan-stored-json.ts

@@ -126,7 +126,7 @@ const SOME = 'id,number,itemDescription,changeReasonDescription,drawingNumber,bo
 
 test('a page sorted by a column no index orders builds its entities after the sort, from a pulled-up LATERAL SELECT', async () => {
   const statement = await statementOf(`/companies(${company})/engChangeNotices?$select=${SOME}&$orderby=itemDescription&$top=3`);
-  // A small page is one text of its entities (Dialect.pageTextFits), aggregated from the page's rows.
+  // A small page is one text of its entities (EngineCapabilities.pageTextFits), aggregated from the page's rows.
   expect(statement.sql).toMatch(/^SELECT string_agg\("p"\."_json", \$1\) AS "_page" FROM \(SELECT CAST\(row_to_json\("t\d+"\.\*\) AS text\) AS "_json"/);
   const plan = await planOf(statement);
   expectPulledUp(plan, statement.sql);
