@@ -12,6 +12,7 @@ import type { EntityLinkBase } from '../serialize/entity-json.js';
 import type { OperationRunners, ReadRunner, WriteRunner } from './operation-runners.js';
 import { companyPrefix } from '../serialize/context-url.js';
 import { preconditionsOf, type Preconditions } from './preconditions.js';
+import { pageSizeOf, type ReadInput } from '../query/read-input.js';
 
 /** A resource path (not the service document or $metadata). */
 export type ResourcePathBinding = Extract<BoundPath, { kind: 'resource' }>;
@@ -37,11 +38,14 @@ export interface OperationContext {
   readonly writes: WriteRunner;
   /** The bytes the response body may take (limits.maxResponseBytes; a batch part's share of it). */
   readonly responseBytes: number;
+  /** What the read planners take, read once from the request (query/read-input.ts). */
+  readonly read: ReadInput;
 }
 
 /** The context of an operation on `bound` once its company and options are resolved. */
 export function operationContext(svc: ServiceContext, req: ODataRequest, principal: Principal, bound: ResourcePathBinding, options: QueryOptions, company: CompanyIdentity | undefined, runners: OperationRunners): OperationContext {
   const companySet = svc.model.company.entitySet;
+  const links = { serviceRootUrl: req.serviceRootUrl, prefix: companyPrefix(companySet, company?.id) };
   return {
     svc,
     req,
@@ -50,10 +54,20 @@ export function operationContext(svc: ServiceContext, req: ODataRequest, princip
     options,
     preconditions: preconditionsOf(req.headers),
     company,
-    links: { serviceRootUrl: req.serviceRootUrl, prefix: companyPrefix(companySet, company?.id) },
+    links,
     contextPrefix: bound.company.kind === 'path' ? companyPrefix(companySet, company?.id) : '',
     reads: runners.reads,
     writes: runners.writes,
     responseBytes: runners.responseBytes,
+    read: {
+      model: svc.model,
+      dialect: svc.engine.dialect,
+      options,
+      companyId: company?.id,
+      links,
+      page: pageSizeOf(svc.model.service, req.headers['prefer']),
+      url: { serviceRootUrl: req.serviceRootUrl, path: req.path, rawQuery: req.rawQuery },
+      planOwner: svc,
+    },
   };
 }

@@ -9,12 +9,12 @@
 import { isoNow } from '../util/iso-now.js';
 import type { EntityType } from '../edm/model.js';
 import type { JsonFormat } from '../core/format.js';
-import type { OperationContext } from '../core/operation-context.js';
+import type { ReadInput } from './read-input.js';
 import { compile, type CompiledQuery } from '../sql/compile.js';
 import type { SelectNode, SqlValue } from '../sql/nodes.js';
 import type { StoredValue } from '../edm/values.js';
 import { PlanCache, type PlannedShape } from './plan-cache.js';
-import { nextLinkUrl, pageSizeOf, SORT_PREFIX } from './plan-page.js';
+import { nextLinkUrl, SORT_PREFIX } from './plan-page.js';
 import { aggregatedSelects, planAggregation, type AggregatedPageWindow, type PlannedAggregation } from './plan-apply.js';
 import { COUNT_ALIAS, type PathCondition } from './plan-read.js';
 import { exprContext } from './plan-query.js';
@@ -57,9 +57,9 @@ interface CachedAggregation {
 
 const caches = new WeakMap<object, PlanCache<CachedAggregation>>();
 
-function cacheOf(ctx: OperationContext): PlanCache<CachedAggregation> {
-  let cache = caches.get(ctx.svc);
-  if (cache === undefined) caches.set(ctx.svc, (cache = new PlanCache<CachedAggregation>()));
+function cacheOf(input: ReadInput): PlanCache<CachedAggregation> {
+  let cache = caches.get(input.planOwner);
+  if (cache === undefined) caches.set(input.planOwner, (cache = new PlanCache<CachedAggregation>()));
   return cache;
 }
 
@@ -76,16 +76,16 @@ function aggregationCost(type: EntityType, aggregation: PlannedAggregation, kind
  * The plan of an aggregated read of `type` restricted by `conditions`: its page, or only its count.
  * `cancellable` compiles the statements for a read thread (not cached).
  */
-export function planAggregatedRequest(ctx: OperationContext, kind: 'collection' | 'count', type: EntityType, conditions: readonly PathCondition[], format: JsonFormat, opts: { readonly cancellable?: boolean } = {}): AggregatedReadPlan {
+export function planAggregatedRequest(input: ReadInput, kind: 'collection' | 'count', type: EntityType, conditions: readonly PathCondition[], format: JsonFormat, opts: { readonly cancellable?: boolean } = {}): AggregatedReadPlan {
   const compileOptions = { cancellable: opts.cancellable === true };
-  const companyId = ctx.company?.id;
-  const options = ctx.options;
-  const { size, preferenceApplied } = pageSizeOf(ctx);
+  const companyId = input.companyId;
+  const options = input.options;
+  const { size, preferenceApplied } = input.page;
   const top = options.top;
   const final = top !== undefined && top <= size;
   const values: SqlValue[] = [isoNow(), companyId ?? null, ...conditions.map((c) => c.value)];
   const build = (v: readonly SqlValue[]): PlannedShape<CachedAggregation> => {
-    const aggregation = planAggregation({ model: ctx.svc.model, type, options, ctx: exprContext(ctx.svc.engine.dialect, v[0] as string) });
+    const aggregation = planAggregation({ model: input.model, type, options, ctx: exprContext(input.dialect, v[0] as string) });
     const company = companyId === undefined ? undefined : (v[1] as string);
     const conds = conditions.map((c, i) => ({ property: c.property, value: v[i + 2] as StoredValue }));
     // A $skiptoken makes the request uncached (shapeKey), so this runs for every continuation page.
@@ -98,16 +98,16 @@ export function planAggregatedRequest(ctx: OperationContext, kind: 'collection' 
       const after = token === undefined ? undefined : decodeSkiptoken(token, aggregation.sortCount + aggregation.keys.length, true);
       window = { limit, offset: after === undefined ? options.skip : undefined, after };
     }
-    const { rows, count } = aggregatedSelects(ctx.svc.engine.dialect, aggregation, company, conds, window);
+    const { rows, count } = aggregatedSelects(input.dialect, aggregation, company, conds, window);
     const statements: CompiledQuery[] = [];
     // An uncorrelated scalar subquery: both engines compute it once per statement.
     const counted: SelectNode = { ...rows, columns: [...rows.columns, { expr: { kind: 'subquery', query: count }, alias: COUNT_ALIAS }] };
-    if (kind === 'collection') statements.push(compile(options.count === true ? counted : rows, ctx.svc.engine.dialect, compileOptions));
-    if (kind === 'count' || options.count === true) statements.push(compile(count, ctx.svc.engine.dialect, compileOptions));
+    if (kind === 'collection') statements.push(compile(options.count === true ? counted : rows, input.dialect, compileOptions));
+    if (kind === 'count' || options.count === true) statements.push(compile(count, input.dialect, compileOptions));
     return { value: { aggregation, cost: aggregationCost(type, aggregation, kind) }, statements };
   };
-  const key = opts.cancellable === true ? undefined : shapeKey(ctx, `aggregated ${kind}`, type, conditions, format);
-  const planned = key === undefined ? build(values) : cacheOf(ctx).get(key, values, build);
+  const key = opts.cancellable === true ? undefined : shapeKey(input, `aggregated ${kind}`, type, conditions, format);
+  const planned = key === undefined ? build(values) : cacheOf(input).get(key, values, build);
   const { aggregation, cost } = planned.value;
   if (kind === 'count') return { aggregation, count: planned.statements[0], cost };
   const [rows, count] = planned.statements;
@@ -118,12 +118,12 @@ export function planAggregatedRequest(ctx: OperationContext, kind: 'collection' 
     next(last, returned) {
       const remaining = top === undefined ? undefined : top - returned;
       if (remaining !== undefined && remaining <= 0) return undefined;
-      if (aggregation.kind === 'concat') return nextLinkUrl(ctx, encodeSkiptoken([offset + returned]), remaining);
+      if (aggregation.kind === 'concat') return nextLinkUrl(input.url, encodeSkiptoken([offset + returned]), remaining);
       if (aggregation.keys.length === 0) return undefined;
       const tokenValues: TokenValue[] = [];
       for (let i = 0; i < aggregation.sortCount; i++) tokenValues.push((last[`${SORT_PREFIX}${i}`] ?? null) as TokenValue);
       for (const k of aggregation.keys) tokenValues.push((last[k.column] ?? null) as TokenValue);
-      return nextLinkUrl(ctx, encodeSkiptoken(tokenValues), remaining);
+      return nextLinkUrl(input.url, encodeSkiptoken(tokenValues), remaining);
     },
   };
   return { aggregation, rows, count, ...(options.count === true ? { countInRows: true as const } : {}), page, cost };

@@ -9,11 +9,10 @@ import type { EntityType } from '../edm/model.js';
 import { and, col, constant, param } from '../sql/build.js';
 import type { OrderItem, SelectColumn, SqlExpr } from '../sql/nodes.js';
 import type { Dialect } from '../sql/dialect.js';
-import type { OperationContext } from '../core/operation-context.js';
+import type { ReadInput } from './read-input.js';
 import type { ReadPlanInput } from './plan-read.js';
 import type { PlannedQuery } from './plan-query.js';
 import type { QueryScope } from './query-scope.js';
-import { parsePrefer } from '../uri/parse-prefer.js';
 import { equals } from './plan-expression.js';
 import { decodeSkiptoken, encodeSkiptoken, type TokenValue } from './skiptoken.js';
 
@@ -39,21 +38,6 @@ export interface PagePlan {
 export const SORT_PREFIX = '_sort';
 const SORT_VALUE = (i: number): string => `${SORT_PREFIX}${i}`;
 
-/** The requested `odata.maxpagesize`, if any (invalid preferences are ignored, RFC 7240). */
-function preferredPageSize(prefer: string | undefined): number | undefined {
-  const n = prefer === undefined ? undefined : parsePrefer(prefer).preferences.maxPageSize;
-  return n !== undefined && n > 0 ? n : undefined;
-}
-
-/** The page size of a collection read and the `Preference-Applied` answer to `Prefer: odata.maxpagesize`. */
-export function pageSizeOf(ctx: OperationContext): { readonly size: number; readonly preferenceApplied?: string } {
-  const settings = ctx.svc.model.service;
-  const preferred = preferredPageSize(ctx.req.headers['prefer']);
-  if (preferred === undefined) return { size: settings.pageSize };
-  const size = Math.min(preferred, settings.maxPageSize);
-  return { size, preferenceApplied: `odata.maxpagesize=${size}` };
-}
-
 /** `(c1, c2, ..., key)` strictly after `values` in the order given (null-aware: NULL sorts first ascending). */
 export function strictlyAfter(d: Dialect, order: readonly OrderItem[], values: readonly TokenValue[]): SqlExpr {
   const alternatives: SqlExpr[] = [];
@@ -71,24 +55,24 @@ export function strictlyAfter(d: Dialect, order: readonly OrderItem[], values: r
 }
 
 /** Rebuilds the request URL with new paging options (other options kept as the client sent them). */
-export function nextLinkUrl(ctx: OperationContext, token: string, top: number | undefined): string {
-  const kept = ctx.req.rawQuery
+export function nextLinkUrl(url: ReadInput['url'], token: string, top: number | undefined): string {
+  const kept = url.rawQuery
     .split('&')
     .filter((p) => p !== '' && !/^(%24|\$)(skiptoken|skip|top)=/i.test(p));
   if (top !== undefined) kept.push(`$top=${top}`);
   kept.push(`$skiptoken=${token}`);
-  return `${ctx.req.serviceRootUrl}${ctx.req.path}?${kept.join('&')}`;
+  return `${url.serviceRootUrl}${url.path}?${kept.join('&')}`;
 }
 
 /** Plans the page of a collection read. */
-export function planPage(ctx: OperationContext, type: EntityType, query: PlannedQuery): PagePlan {
-  const { size: pageSize, preferenceApplied } = pageSizeOf(ctx);
-  const top = ctx.options.top;
-  const token = ctx.options.skiptoken;
+export function planPage(input: ReadInput, type: EntityType, query: PlannedQuery): PagePlan {
+  const { size: pageSize, preferenceApplied } = input.page;
+  const top = input.options.top;
+  const token = input.options.skiptoken;
   const sortCount = query.orderBy.length;
   const orderItems = (scope: QueryScope): OrderItem[] => [...(query.read.orderBy?.(scope) ?? []), { expr: col(scope.alias, type.key.name), direction: 'ASC', notNull: true }];
   const values = token === undefined ? undefined : decodeSkiptoken(token, sortCount + 1);
-  const where = (scope: QueryScope): SqlExpr | undefined => and(query.read.where?.(scope), values === undefined ? undefined : strictlyAfter(ctx.svc.engine.dialect, orderItems(scope), values));
+  const where = (scope: QueryScope): SqlExpr | undefined => and(query.read.where?.(scope), values === undefined ? undefined : strictlyAfter(input.dialect, orderItems(scope), values));
   const extraColumns = (scope: QueryScope): SelectColumn[] => [
     ...(query.read.extraColumns?.(scope) ?? []),
     ...(query.read.orderBy?.(scope) ?? []).map((o, i) => ({ expr: o.expr, alias: SORT_VALUE(i) })),
@@ -101,10 +85,10 @@ export function planPage(ctx: OperationContext, type: EntityType, query: Planned
     const tokenValues: TokenValue[] = [];
     for (let i = 0; i < sortCount; i++) tokenValues.push((value(last, SORT_VALUE(i)) ?? null) as TokenValue);
     tokenValues.push(value(last, type.key.name) as TokenValue);
-    return nextLinkUrl(ctx, encodeSkiptoken(tokenValues), remaining);
+    return nextLinkUrl(input.url, encodeSkiptoken(tokenValues), remaining);
   };
   return {
-    read: { where, extraColumns, limit: fetch, offset: values === undefined ? ctx.options.skip : undefined },
+    read: { where, extraColumns, limit: fetch, offset: values === undefined ? input.options.skip : undefined },
     preferenceApplied,
     size: pageSize,
     final,

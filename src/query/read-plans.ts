@@ -6,7 +6,8 @@
 import { isoNow } from '../util/iso-now.js';
 import type { EdmModel, EntityType } from '../edm/model.js';
 import type { JsonFormat } from '../core/format.js';
-import type { OperationContext } from '../core/operation-context.js';
+import type { ReadInput } from './read-input.js';
+import type { QueryOptions } from '../uri/ast.js';
 import { compile, type CompiledQuery } from '../sql/compile.js';
 import { readCost, type ReadCost } from './read-cost.js';
 import { expandedRowsPerEntity } from './plan-expand.js';
@@ -88,9 +89,9 @@ function pageTextStatement(dialect: Dialect, rows: SelectNode): SelectNode {
 
 const caches = new WeakMap<object, PlanCache<CachedRead>>();
 
-function cacheOf(ctx: OperationContext): PlanCache<CachedRead> {
-  let cache = caches.get(ctx.svc);
-  if (cache === undefined) caches.set(ctx.svc, (cache = new PlanCache<CachedRead>()));
+function cacheOf(input: ReadInput): PlanCache<CachedRead> {
+  let cache = caches.get(input.planOwner);
+  if (cache === undefined) caches.set(input.planOwner, (cache = new PlanCache<CachedRead>()));
   return cache;
 }
 
@@ -103,11 +104,11 @@ const keyReplacer = (_: string, v: unknown): unknown => (v instanceof Map ? [...
  * (companies and row-scoped sets are filtered per grant) are part of the shape. undefined for
  * continuation pages, whose skiptoken values shape the SQL. `kind` names the planner and what it reads.
  */
-export function shapeKey(ctx: OperationContext, kind: string, type: EntityType, conditions: readonly PathCondition[], format: JsonFormat): string | undefined {
-  if (ctx.options.skiptoken !== undefined) return undefined;
-  const prefer = kind.endsWith('collection') ? (ctx.req.headers['prefer'] ?? '') : '';
-  const head = [kind, type.name, conditions.map((c) => c.property).join(','), format.metadata, format.ieee754Compatible, ctx.links.serviceRootUrl, ctx.links.prefix, prefer];
-  return `${head.join('\n')}\n${optionsKey(ctx.options)}`;
+export function shapeKey(input: ReadInput, kind: string, type: EntityType, conditions: readonly PathCondition[], format: JsonFormat): string | undefined {
+  if (input.options.skiptoken !== undefined) return undefined;
+  const page = kind.endsWith('collection') ? `${input.page.size} ${input.page.preferenceApplied ?? ''}` : '';
+  const head = [kind, type.name, conditions.map((c) => c.property).join(','), format.metadata, format.ieee754Compatible, input.links.serviceRootUrl, input.links.prefix, page];
+  return `${head.join('\n')}\n${optionsKey(input.options)}`;
 }
 
 /**
@@ -116,17 +117,17 @@ export function shapeKey(ctx: OperationContext, kind: string, type: EntityType, 
  * through the replacer, took about a tenth of a request's time. Options made for one request (the
  * first parses of a query string, options the core narrowed for the caller) are keyed each time.
  */
-const optionKeys = new WeakMap<OperationContext['options'], string>();
+const optionKeys = new WeakMap<QueryOptions, string>();
 
 /** The query options as text; `{}` (never a JSON.stringify result) for none, the common case of a GET by key. */
-function optionsKey(options: OperationContext['options']): string {
+function optionsKey(options: QueryOptions): string {
   if (!Object.isFrozen(options)) return optionsText(options);
   let key = optionKeys.get(options);
   if (key === undefined) optionKeys.set(options, (key = optionsText(options)));
   return key;
 }
 
-function optionsText(options: OperationContext['options']): string {
+function optionsText(options: QueryOptions): string {
   if (options.aliases.size === 0 && options.custom.size === 0) {
     let none = true;
     for (const k in options) {
@@ -180,12 +181,12 @@ function pageTextAndCount(page: SelectNode, count: SelectNode): SelectNode {
 }
 
 /** Plans the query options: for the database's JSON writer when it can write `format`, else for the JavaScript writer. */
-function planOptions(ctx: OperationContext, type: EntityType, format: JsonFormat, now: string): Omit<CachedRead, 'cost'> {
-  const dialect = ctx.svc.engine.dialect;
-  const input = { model: ctx.svc.model, dialect, type, options: ctx.options, aliases: ctx.options.aliases, now, depth: 0 };
+function planOptions(read: ReadInput, type: EntityType, format: JsonFormat, now: string): Omit<CachedRead, 'cost'> {
+  const dialect = read.dialect;
+  const input = { model: read.model, dialect, type, options: read.options, aliases: read.options.aliases, now, depth: 0 };
   const metadata = sqlJsonMetadata(format);
   if (metadata !== undefined) {
-    const json: SqlJsonOptions = { dialect, metadata, links: ctx.links, ieee754Compatible: format.ieee754Compatible };
+    const json: SqlJsonOptions = { dialect, metadata, links: read.links, ieee754Compatible: format.ieee754Compatible };
     const query = planQuery({ ...input, json });
     if (sqlJsonSupported(type, query.read.select, query.expand, metadata)) return { query, json };
   }
@@ -193,25 +194,25 @@ function planOptions(ctx: OperationContext, type: EntityType, format: JsonFormat
 }
 
 /** The per-request values of a read's plan ([now, company, condition values...]) and how to plan its shape with them. */
-function readShape(ctx: OperationContext, kind: ReadKind, type: EntityType, conditions: readonly PathCondition[], format: JsonFormat, options: ReadPlanOptions): { values: SqlValue[]; build: (v: readonly SqlValue[]) => PlannedShape<CachedRead> } {
+function readShape(input: ReadInput, kind: ReadKind, type: EntityType, conditions: readonly PathCondition[], format: JsonFormat, options: ReadPlanOptions): { values: SqlValue[]; build: (v: readonly SqlValue[]) => PlannedShape<CachedRead> } {
   const compileOptions = { cancellable: options.cancellable === true };
-  const dialect = ctx.svc.engine.dialect;
-  const companyId = ctx.company?.id;
+  const dialect = input.dialect;
+  const companyId = input.companyId;
   const values = readValues(companyId, conditions);
   const build = (v: readonly SqlValue[]): PlannedShape<CachedRead> => {
-    const shape = planOptions(ctx, type, format, v[0] as string);
+    const shape = planOptions(input, type, format, v[0] as string);
     const company = companyId === undefined ? undefined : (v[1] as string);
     const conds = conditions.map((c, i) => ({ property: c.property, value: v[i + 2] as StoredValue }));
     const { query } = shape;
     const statements: CompiledQuery[] = [];
-    const skip = ctx.options.skip ?? 0;
+    const skip = input.options.skip ?? 0;
     const counted = kind === 'count' || query.count;
-    const count = (): SelectNode => countStatement(ctx.svc.model, dialect, type, company, conds, query.read.where);
+    const count = (): SelectNode => countStatement(input.model, dialect, type, company, conds, query.read.where);
     let value: CachedRead;
     if (kind === 'collection') {
-      const page = planPage(ctx, type, query);
+      const page = planPage(input, type, query);
       const read: ReadPlanInput = { type, companyId: company, conditions: conds, ...query.read, ...page.read };
-      const pageRows = page.final ? Math.min(ctx.options.top ?? page.size, page.size) : page.size;
+      const pageRows = page.final ? Math.min(input.options.top ?? page.size, page.size) : page.size;
       // Each entity, expanded ones too, taken for one of the set: its members as selected, and its etag.
       const entities = pageRows * (1 + expandedRowsPerEntity(query.expand));
       const pageText = shape.json !== undefined && page.final && dialect.capabilities.pageTextFits(entities, 1 + (query.read.select?.size ?? type.properties.length));
@@ -243,10 +244,10 @@ function readShape(ctx: OperationContext, kind: ReadKind, type: EntityType, cond
 }
 
 /** The plan of a read of `type` restricted by `conditions`; for collections also its page. */
-export function planReadRequest(ctx: OperationContext, kind: ReadKind, type: EntityType, conditions: readonly PathCondition[], format: JsonFormat, options: ReadPlanOptions = {}): { plan: ReadPlan; page?: PagePlan } {
-  const { values, build } = readShape(ctx, kind, type, conditions, format, options);
-  const key = cacheKey(ctx, kind, type, conditions, format, options);
-  const planned = key === undefined ? build(values) : cacheOf(ctx).get(key, values, build);
+export function planReadRequest(input: ReadInput, kind: ReadKind, type: EntityType, conditions: readonly PathCondition[], format: JsonFormat, options: ReadPlanOptions = {}): { plan: ReadPlan; page?: PagePlan } {
+  const { values, build } = readShape(input, kind, type, conditions, format, options);
+  const key = cacheKey(input, kind, type, conditions, format, options);
+  const planned = key === undefined ? build(values) : cacheOf(input).get(key, values, build);
   const { query, json, pageText, countInRows, splice, cost } = planned.value;
   // The statements in the order build pushes them: rows, then streamRows (pageText), then the count
   // (absent when countInRows, or not asked for).
@@ -254,12 +255,12 @@ export function planReadRequest(ctx: OperationContext, kind: ReadKind, type: Ent
   const rows = queue.shift() as CompiledQuery;
   const streamRows = pageText === true ? queue.shift() : undefined;
   const plan: ReadPlan = kind === 'count' ? { query, json, rows, count: rows, cost } : { query, json, pageText, countInRows, ...(splice === undefined ? {} : { splice }), rows, streamRows, count: queue.shift(), cost };
-  return kind === 'collection' ? { plan, page: planPage(ctx, type, query) } : { plan };
+  return kind === 'collection' ? { plan, page: planPage(input, type, query) } : { plan };
 }
 
 /** The plan cache's key of a read, or undefined when it is not cached (a $skiptoken). */
-function cacheKey(ctx: OperationContext, kind: ReadKind, type: EntityType, conditions: readonly PathCondition[], format: JsonFormat, options: ReadPlanOptions): string | undefined {
-  const shape = shapeKey(ctx, kind, type, conditions, format);
+function cacheKey(input: ReadInput, kind: ReadKind, type: EntityType, conditions: readonly PathCondition[], format: JsonFormat, options: ReadPlanOptions): string | undefined {
+  const shape = shapeKey(input, kind, type, conditions, format);
   return shape === undefined ? undefined : options.cancellable === true ? `${shape}\ncancellable` : shape;
 }
 
@@ -278,11 +279,11 @@ export interface EntityReadTemplates {
  * other requests of the same shape (same type, conditions, format, links and options; other values):
  * operations/read-by-key.ts. Undefined when the plan cache would not keep it either.
  */
-export function entityReadTemplates(ctx: OperationContext, type: EntityType, conditions: readonly PathCondition[], format: JsonFormat): EntityReadTemplates | undefined {
+export function entityReadTemplates(input: ReadInput, type: EntityType, conditions: readonly PathCondition[], format: JsonFormat): EntityReadTemplates | undefined {
   const made = (options: ReadPlanOptions): { value: CachedRead; templates: readonly StatementTemplate[] } | undefined => {
-    const key = cacheKey(ctx, 'entity', type, conditions, format, options);
-    const { values, build } = readShape(ctx, 'entity', type, conditions, format, options);
-    return key === undefined ? undefined : cacheOf(ctx).templates(key, values, build);
+    const key = cacheKey(input, 'entity', type, conditions, format, options);
+    const { values, build } = readShape(input, 'entity', type, conditions, format, options);
+    return key === undefined ? undefined : cacheOf(input).templates(key, values, build);
   };
   const plain = made({});
   const cancellable = made({ cancellable: true });

@@ -38,7 +38,7 @@ export function readAggregated(ctx: OperationContext): ODataResponse | Promise<O
 function readAggregatedOf(ctx: OperationContext, resolved: ResolvedPath): ODataResponse | Promise<ODataResponse> {
   const format = negotiateJson(ctx.options.format, ctx.req.headers['accept']);
   const type = resolved.step.type;
-  const plan = planAggregatedRequest(ctx, 'collection', type, resolved.conditions, format);
+  const plan = planAggregatedRequest(ctx.read, 'collection', type, resolved.conditions, format);
   const { aggregation, page } = plan;
   if (page === undefined) throw new Error('aggregated collection read without a page');
   // Instances of several shapes (concat) are described as any structure (Data Aggregation §3.3.1's example).
@@ -61,7 +61,7 @@ function readAggregatedOf(ctx: OperationContext, resolved: ResolvedPath): ODataR
     const rows: ReadStep = { kind: 'rows', query: p.rows, size: page.size, budget };
     return p.count === undefined || p.countInRows === true ? [rows] : [rows, { kind: 'row', query: p.count }];
   };
-  const again = (): AggregatedReadPlan => planAggregatedRequest(ctx, 'collection', type, resolved.conditions, format, { cancellable: true });
+  const again = (): AggregatedReadPlan => planAggregatedRequest(ctx.read, 'collection', type, resolved.conditions, format, { cancellable: true });
   return run(ctx, plan, steps, again, (results): ODataResponse | Promise<ODataResponse> => {
     const first = results[0];
     if (first?.kind !== 'rows') throw new Error('an aggregated page gave no rows');
@@ -87,13 +87,13 @@ export function countAggregated(ctx: OperationContext): ODataResponse | Promise<
 
 function countAggregatedOf(ctx: OperationContext, resolved: ResolvedPath): ODataResponse | Promise<ODataResponse> {
   const type = resolved.step.type;
-  const plan = planAggregatedRequest(ctx, 'count', type, resolved.conditions, PLAIN);
+  const plan = planAggregatedRequest(ctx.read, 'count', type, resolved.conditions, PLAIN);
   const text = (n: number): ODataResponse => ({ status: 200, headers: { 'Content-Type': 'text/plain; charset=utf-8' }, body: String(n) });
   if (!resolved.reachable) return text(0);
   const steps = (p: AggregatedReadPlan): ReadStep[] => {
     if (p.count === undefined) throw new Error('aggregated count without a count');
     return [{ kind: 'row', query: p.count }];
   };
-  const again = (): AggregatedReadPlan => planAggregatedRequest(ctx, 'count', type, resolved.conditions, PLAIN, { cancellable: true });
+  const again = (): AggregatedReadPlan => planAggregatedRequest(ctx.read, 'count', type, resolved.conditions, PLAIN, { cancellable: true });
   return run(ctx, plan, steps, again, (results) => text(countOf(results[0])));
 }

@@ -104,7 +104,7 @@ function planKeyRead(svc: ServiceContext, req: ODataRequest, principal: Principa
   const step = keyRead.bound.steps[0];
   if (step === undefined) return null;
   const format = negotiateJson(keyRead.options.format, accept);
-  const templates = entityReadTemplates(ctx, step.type, step.keyConditions ?? [], format);
+  const templates = entityReadTemplates(ctx.read, step.type, step.keyConditions ?? [], format);
   if (templates === undefined || templates.json === undefined) return null;
   // The root step's context path does not depend on the key (contextPath uses keys for contained steps only).
   const context = contextUrl(req.serviceRootUrl, ctx.contextPrefix, contextPath(keyRead.bound.steps, []), contextSelect(templates.query), true);

@@ -80,7 +80,7 @@ export function readCollection(ctx: OperationContext): ODataResponse | Promise<O
 function readCollectionOf(ctx: OperationContext, resolved: ResolvedPath): ODataResponse | Promise<ODataResponse> {
   const format = negotiateJson(ctx.options.format, ctx.req.headers['accept']);
   const type = resolved.step.type;
-  const { plan, page } = planReadRequest(ctx, 'collection', type, resolved.conditions, format);
+  const { plan, page } = planReadRequest(ctx.read, 'collection', type, resolved.conditions, format);
   if (page === undefined) throw new Error('collection read without a page plan');
   const { query } = plan;
   const context = contextUrl(ctx.req.serviceRootUrl, ctx.contextPrefix, contextPath(ctx.path.steps, resolved.keys), contextSelect(query), false);
@@ -102,7 +102,7 @@ function readCollectionOf(ctx: OperationContext, resolved: ResolvedPath): ODataR
     return { kind: 'rows', query: p.rows, size: page.size, budget };
   };
   const stepsOf = (p: ReadPlan): ReadStep[] => (p.count === undefined ? [mainStep(p)] : [mainStep(p), { kind: 'row', query: p.count }]);
-  const cancellable = (): ReadStep[] => stepsOf(planReadRequest(ctx, 'collection', type, resolved.conditions, format, { cancellable: true }).plan);
+  const cancellable = (): ReadStep[] => stepsOf(planReadRequest(ctx.read, 'collection', type, resolved.conditions, format, { cancellable: true }).plan);
   const pageResponse = (r: StepResult, count: number | undefined): ODataResponse => {
     if (r.kind !== 'page') throw new Error('a page read gave no page');
     const next = r.more && r.last !== undefined ? page.next(r.last, column, r.count) : undefined;
@@ -119,7 +119,7 @@ function readCollectionOf(ctx: OperationContext, resolved: ResolvedPath): ODataR
       // Past the budget: the same page streamed, ended at the budget with a next link.
       const streamRows = plan.streamRows;
       const stream = (q: CompiledQuery): ReadStep[] => [{ kind: 'page', query: q, size: page.size, budget }];
-      const again = (): ReadStep[] => stream(planReadRequest(ctx, 'collection', type, resolved.conditions, format, { cancellable: true }).plan.streamRows ?? streamRows);
+      const again = (): ReadStep[] => stream(planReadRequest(ctx.read, 'collection', type, resolved.conditions, format, { cancellable: true }).plan.streamRows ?? streamRows);
       return runRead(ctx, plan, stream(streamRows), again, (r) => pageResponse(r[0] as StepResult, count));
     }
     if (first.kind === 'page') return pageResponse(first, count);
@@ -139,10 +139,10 @@ export function readCount(ctx: OperationContext): ODataResponse | Promise<ODataR
 function readCountOf(ctx: OperationContext, resolved: ResolvedPath): ODataResponse | Promise<ODataResponse> {
   const type = resolved.step.type;
   const plain = { metadata: 'minimal', ieee754Compatible: false } as const;
-  const { plan } = planReadRequest(ctx, 'count', type, resolved.conditions, plain);
+  const { plan } = planReadRequest(ctx.read, 'count', type, resolved.conditions, plain);
   const text = (n: number): ODataResponse => ({ status: 200, headers: { 'Content-Type': 'text/plain; charset=utf-8' }, body: String(n) });
   if (!resolved.reachable || plan.count === undefined) return text(0);
-  const cancellable = (): ReadStep[] => [{ kind: 'row', query: planReadRequest(ctx, 'count', type, resolved.conditions, plain, { cancellable: true }).plan.rows }];
+  const cancellable = (): ReadStep[] => [{ kind: 'row', query: planReadRequest(ctx.read, 'count', type, resolved.conditions, plain, { cancellable: true }).plan.rows }];
   return runRead(ctx, plan, [{ kind: 'row', query: plan.count }], cancellable, (r) => text(Number(rowOf(r[0])?.[COUNT_ALIAS] ?? 0)));
 }
 
@@ -157,7 +157,7 @@ export function readEntity(ctx: OperationContext): ODataResponse | Promise<OData
 function readEntityOf(ctx: OperationContext, resolved: ResolvedPath): ODataResponse | Promise<ODataResponse> {
   const format = negotiateJson(ctx.options.format, ctx.req.headers['accept']);
   const type = resolved.step.type;
-  const { plan } = planReadRequest(ctx, 'entity', type, resolved.conditions, format);
+  const { plan } = planReadRequest(ctx.read, 'entity', type, resolved.conditions, format);
   const { query } = plan;
   const respond = (row: DbRow | undefined): ODataResponse => {
     if (row === undefined) throw recordNotFound(type, resolved.conditions);
@@ -172,7 +172,7 @@ function readEntityOf(ctx: OperationContext, resolved: ResolvedPath): ODataRespo
     return entityResponse(200, type, row, context, { format, links: ctx.links, select: query.read.select, expand: expandShapes(query.expand) });
   };
   if (!resolved.reachable) return respond(undefined);
-  const cancellable = (): ReadStep[] => [{ kind: 'row', query: planReadRequest(ctx, 'entity', type, resolved.conditions, format, { cancellable: true }).plan.rows }];
+  const cancellable = (): ReadStep[] => [{ kind: 'row', query: planReadRequest(ctx.read, 'entity', type, resolved.conditions, format, { cancellable: true }).plan.rows }];
   return runRead(ctx, plan, [{ kind: 'row', query: plan.rows }], cancellable, (r) => respond(rowOf(r[0])));
 }
 
