@@ -30,11 +30,11 @@ import { TokenStore } from './auth/token-store.js';
 import { Authenticator } from './auth/authenticator.js';
 import { AccessCache } from './auth/access-cache.js';
 import { FailedAuthentications } from './auth/failed-authentications.js';
-import { parseLimitsOf } from './uri/limits.js';
+import { parseLimitsOf } from './uri/parse-limits.js';
 import { PathTemplates } from './uri/path-templates.js';
 import { QueryOptionsCache } from './uri/query-options-cache.js';
 import { KeyReadPaths } from './core/key-read-paths.js';
-import { runBatch } from './batch/run-batch.js';
+import { handleBatch } from './batch/handle-batch.js';
 
 /** A running service instance. */
 export interface Service {
@@ -116,7 +116,7 @@ export async function createService(options: ServiceOptions, rules: readonly Ent
     paths,
     queryOptions,
     keyReads: new KeyReadPaths(model, paths, queryOptions),
-    runBatch,
+    handleBatch,
   };
   try {
     const definitions = await syncEventDefinitions(context);

@@ -1,7 +1,7 @@
 /**
  * A `$batch` request as both formats give it (OData 4.0 Part 1 §11.7 multipart; OData 4.01 JSON
  * Format §19): a sequence of units, each one request or one change set / atomicity group, in the
- * order they are to run. The parsers check the structure; runBatch runs it.
+ * order they are to run. The parsers check the structure; handleBatch runs it.
  */
 
 /** The two batch formats (request and response). */

@@ -15,7 +15,7 @@ import type { ODataRequest, ODataResponse } from '../core/request.js';
 import type { ServiceContext } from '../core/service-context.js';
 import { OWN_TRANSACTION, ownRunners, type CreatedEntity, type OperationRunners } from '../core/operation-runners.js';
 import { FailedDependencyError } from '../errors/odata-error.js';
-import { errorResponse } from '../core/error-response.js';
+import { answerError } from '../core/answer-error.js';
 import { keyLiteral } from '../serialize/context-url.js';
 import { referencedEtagId, referencedId, type BatchPart, type BatchRequest, type BatchUnit } from './batch-request.js';
 import { ChangeSetTransaction } from './change-set.js';
@@ -148,7 +148,7 @@ export class BatchRun {
     const answered = await Promise.all(responses);
     const results: PartResult[] = unit.parts.map((part, i) => ({
       part,
-      response: answered[i] ?? errorResponse(this.svc, new FailedDependencyError(`Not attempted: ${labels[failed ?? 0] ?? 'an earlier request'} of the same change set failed.`), this.batchRequest.requestId),
+      response: answered[i] ?? answerError(this.svc, new FailedDependencyError(`Not attempted: ${labels[failed ?? 0] ?? 'an earlier request'} of the same change set failed.`), this.batchRequest.requestId),
     }));
     const failure = failed === undefined ? undefined : results[failed];
     this.finish({ kind: 'changeSet', group: unit.group, results, ...(failure === undefined ? {} : { failure }) }, results, unit.group, failure === undefined);
@@ -190,7 +190,7 @@ export class BatchRun {
 
   /** The 424 response of a request whose dependency failed or that has an `if` condition, or undefined. */
   private blocked(part: BatchPart): ODataResponse | undefined {
-    const fail = (message: string): ODataResponse => errorResponse(this.svc, new FailedDependencyError(message), this.batchRequest.requestId);
+    const fail = (message: string): ODataResponse => answerError(this.svc, new FailedDependencyError(message), this.batchRequest.requestId);
     if (part.condition !== undefined) return fail(`${cap(part.label)} has an "if" condition; conditions on requests are not supported, so it was not run.`);
     for (const d of dependencies(part)) {
       const inChangeSet = [...this.pending.keys()].some((p) => p.id === d);
@@ -217,7 +217,7 @@ export class BatchRun {
     try {
       req = this.requestOf(part, requestId);
     } catch (e) {
-      return Promise.resolve(errorResponse(this.svc, e, requestId));
+      return Promise.resolve(answerError(this.svc, e, requestId));
     }
     return Promise.resolve(this.handlePart(req, runners));
   }

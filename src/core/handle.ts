@@ -7,7 +7,7 @@
  * the one error mapper, and every response carries `OData-Version: 4.0`.
  */
 import { answerFollowsRow, conditionalGet } from './conditional-get.js';
-import { errorResponse } from './error-response.js';
+import { answerError } from './answer-error.js';
 import { AuthenticationError, CompanyAccessDeniedError, MethodNotAllowedError, TooManyRequestsError } from '../errors/odata-error.js';
 import { refuseNul } from '../uri/nul-character.js';
 import { bindPath } from '../uri/bind-path.js';
@@ -140,7 +140,7 @@ function route(svc: ServiceContext, req: ODataRequest, principal: Principal | un
     if (principal === undefined) throw new Error('$batch without a principal');
     // A part is never a batch itself (the batch parsers refuse one): runners of a part mean a nested batch.
     if (runners.inBatch) throw new BatchFormatError('A request inside a batch cannot be a batch itself.');
-    return svc.runBatch(svc, req, (part, partRunners) => handleAuthenticated(svc, part, principal, partRunners));
+    return svc.handleBatch(svc, req, (part, partRunners) => handleAuthenticated(svc, part, principal, partRunners));
   }
   if (req.path === OPENAPI_PATH) {
     if (method !== 'GET') throw new MethodNotAllowedError(`'${req.method}' requests for the OpenAPI description are not allowed; use GET.`, ['GET']);
@@ -205,10 +205,10 @@ export function handleAuthenticated(svc: ServiceContext, req: ODataRequest, prin
   try {
     r = route(svc, req, principal, runners);
   } catch (e) {
-    return finish(errorResponse(svc, e, req.requestId));
+    return finish(answerError(svc, e, req.requestId));
   }
   if (!(r instanceof Promise)) return finish(r);
-  return r.then(finish, (e: unknown) => finish(errorResponse(svc, e, req.requestId)));
+  return r.then(finish, (e: unknown) => finish(answerError(svc, e, req.requestId)));
 }
 
 /** Handles one request; never throws or rejects. A promise only when the request had to wait (see handleUnsafe). */
@@ -220,7 +220,7 @@ export function handle(svc: ServiceContext, req: ODataRequest): ODataResponse | 
     r = handleUnsafe(svc, req);
   } catch (e) {
     svc.engine.leaveRequest();
-    return finish(errorResponse(svc, e, req.requestId));
+    return finish(answerError(svc, e, req.requestId));
   }
   if (!(r instanceof Promise)) {
     svc.engine.leaveRequest();
@@ -233,7 +233,7 @@ export function handle(svc: ServiceContext, req: ODataRequest): ODataResponse | 
     },
     (e: unknown) => {
       svc.engine.leaveRequest();
-      return finish(errorResponse(svc, e, req.requestId));
+      return finish(answerError(svc, e, req.requestId));
     },
   );
 }

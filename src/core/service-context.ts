@@ -10,7 +10,7 @@ import type { UserStore } from '../auth/user-store.js';
 import type { TokenStore } from '../auth/token-store.js';
 import type { OutboundHttp } from '../events/outbound.js';
 import type { OutboxSignal } from '../events/outbox-signal.js';
-import type { ParseLimits } from '../uri/limits.js';
+import type { ParseLimits } from '../uri/parse-limits.js';
 import type { FailedAuthentications } from '../auth/failed-authentications.js';
 import type { RefusalLog } from '../errors/refusal-log.js';
 import type { PathTemplates } from '../uri/path-templates.js';
@@ -24,7 +24,7 @@ export type PartHandler = (req: ODataRequest, runners: OperationRunners) => ODat
 
 /**
  * Runs a `$batch` request, each part through `handlePart`. The service root wires in the batch layer
- * (batch/run-batch.ts), which sits above the pipeline and calls it for every part.
+ * (batch/handle-batch.ts), which sits above the pipeline and calls it for every part.
  */
 export type BatchRunner = (svc: ServiceContext, req: ODataRequest, handlePart: PartHandler) => Promise<ODataResponse>;
 
@@ -62,5 +62,5 @@ export interface ServiceContext extends StoreContext {
   /** GETs by key bound once per path shape (key-read-paths.ts). */
   readonly keyReads: KeyReadPaths;
   /** Runs `$batch` requests (see BatchRunner). */
-  readonly runBatch: BatchRunner;
+  readonly handleBatch: BatchRunner;
 }

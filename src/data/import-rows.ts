@@ -20,7 +20,7 @@ import type { Principal } from '../auth/principal.js';
 import type { RowValues } from '../store/write-checks.js';
 import { runBeforeWrite } from '../hooks/run-hooks.js';
 import { BatchItemError, inWriteBatch, type WriteIdentity } from '../store/write-session.js';
-import { errorResponse } from '../core/error-response.js';
+import { answerError } from '../core/answer-error.js';
 import type { DataRecord } from './data-file.js';
 
 /** What to do with a refused row. */
@@ -79,7 +79,7 @@ interface Pending {
 type Place = Pick<Pending, 'line' | 'element'>;
 
 function refusal(svc: ServiceContext, at: Place | undefined, error: unknown, requestId: string): RefusedRow {
-  const response = errorResponse(svc, error, requestId);
+  const response = answerError(svc, error, requestId);
   const body = JSON.parse(response.body) as { error: { code: string; message: string; target?: string } };
   const place = { line: at?.line ?? 0, ...(at?.element === undefined ? {} : { element: at.element }) };
   return { ...place, code: body.error.code, message: body.error.message, ...(body.error.target === undefined ? {} : { target: body.error.target }) };

@@ -2,7 +2,7 @@
  * Whether sorting by some columns of a type already puts the rows of one company in one order: the
  * columns include every column of a unique property or of an alternate key, none of them nullable
  * (NULLs repeat in a unique index). The read planner then appends no key to the ORDER BY
- * (query/plan-read.ts), and PostgreSQL's index derived for the default order ends with the key only
+ * (query/plan-select.ts), and PostgreSQL's index derived for the default order ends with the key only
  * when it does not (db/table-defs.ts `keyEndsOrder`), so that index gives the rows in the order asked for.
  */
 import type { EntityType, Property } from './model.js';

@@ -11,7 +11,7 @@ import { insertEntity } from '../store/insert-entity.js';
 import { writeDelete, writeUpdate } from '../store/update-entity.js';
 import { readRow } from '../store/resolve-path.js';
 import { compile } from '../sql/compile.js';
-import { planRead } from '../query/plan-read.js';
+import { planSelect } from '../query/plan-select.js';
 import { nameUuid } from './name-uuid.js';
 
 /** The id of a definition: a name-based GUID in the app's namespace. */
@@ -73,7 +73,7 @@ export async function syncEventDefinitions(svc: ServiceContext): Promise<{ inser
         report.updated++;
       }
     }
-    for (const row of await tx.all(compile(planRead({ type, companyId: undefined, conditions: [] }), svc.engine.dialect))) {
+    for (const row of await tx.all(compile(planSelect({ type, companyId: undefined, conditions: [] }), svc.engine.dialect))) {
       const id = String(row[type.key.name]);
       if (wanted.has(id)) continue;
       await writeDelete(svc, tx, type, id);

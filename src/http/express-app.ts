@@ -16,7 +16,7 @@ import express, { type Express } from 'express';
 import type { Logger } from 'pino';
 import type { Service } from '../service.js';
 import { NotFoundError } from '../errors/odata-error.js';
-import { errorResponse } from '../core/error-response.js';
+import { answerError } from '../core/answer-error.js';
 import type { ODataResponse } from '../core/request.js';
 import type { MaybePromise } from '../util/maybe-promise.js';
 import { compressionApplies, endNegotiated } from './compress.js';
@@ -109,7 +109,7 @@ export function createRequestListener(service: Service): RequestListener {
         log.info({ requestId, method: req.method, url: req.url, status: response.status, ms: Math.round(ms * 100) / 100 }, 'request');
       }
     };
-    const failed = (e: unknown): void => done(errorResponse(service.context, e, requestId));
+    const failed = (e: unknown): void => done(answerError(service.context, e, requestId));
     let response: MaybePromise<ODataResponse>;
     try {
       response = respond(req, requestId);

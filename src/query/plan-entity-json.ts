@@ -128,7 +128,7 @@ export interface EntityJson {
 }
 
 /**
- * The JSON text of one entity: `columns` are the row's entity columns as planRead's entityColumns
+ * The JSON text of one entity: `columns` are the row's entity columns as planSelect's entityColumns
  * makes them (aliased by property name, plus the version), `expansions` the expanded navigations.
  * Member order as entityToJson: `@odata.etag`, properties in model order (media as link annotations),
  * then per expansion its count and its value. `level` is the query level that reads the row.

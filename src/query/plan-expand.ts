@@ -10,12 +10,12 @@ import { and, col, constant, param, select } from '../sql/build.js';
 import type { SelectColumn, SelectNode, SqlExpr } from '../sql/nodes.js';
 import type { Dialect } from '../sql/dialect.js';
 import type { ExpandItem } from '../uri/ast.js';
-import { entityColumns } from './plan-read.js';
+import { entityColumns } from './plan-select.js';
 import { navigationCondition } from './plan-navigation.js';
 import { QueryScope } from './query-scope.js';
 import type { QueryPlanInput } from './plan-query.js';
 import { planQuery } from './plan-query.js';
-import { expandCap, expandCapMessage } from './query-limits.js';
+import { expandCap, expandCapMessage } from './option-limits.js';
 
 /** One planned expansion. */
 export interface ExpandPlan {
@@ -92,7 +92,7 @@ function planOne(input: QueryPlanInput, nav: NavigationProperty, options: Expand
   }
   const settings = input.model.service;
   const budget = input.expandBudget ?? settings.maxExpandedRows;
-  // A collection's rows per parent are capped (query-limits.ts); what each of them may expand to is
+  // A collection's rows per parent are capped (option-limits.ts); what each of them may expand to is
   // the rest of the budget shared among them, so no entity's expansions pass maxExpandedRows.
   const cap = nav.collection ? expandCap(options.top, budget, settings, nav.name) : undefined;
   const nestedBudget = cap === undefined ? budget - 1 : Math.floor(budget / cap.rows) - 1;

@@ -10,7 +10,7 @@ import { and, col, constant, param } from '../sql/build.js';
 import type { OrderItem, SelectColumn, SqlExpr } from '../sql/nodes.js';
 import type { Dialect } from '../sql/dialect.js';
 import type { ReadInput } from './read-input.js';
-import type { ReadPlanInput } from './plan-read.js';
+import type { ReadPlanInput } from './plan-select.js';
 import type { PlannedQuery } from './plan-query.js';
 import type { QueryScope } from './query-scope.js';
 import { equals } from './plan-expression.js';

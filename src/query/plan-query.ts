@@ -1,15 +1,15 @@
 /**
  * Turns the request's query options into the parts of a read plan, in one fixed order (after
- * AspNetCore's ApplyTo): $filter, $orderby (the key is appended by planRead), $select, $expand,
+ * AspNetCore's ApplyTo): $filter, $orderby (the key is appended by planSelect), $select, $expand,
  * $skip/$top. Binding happens here, so every name and literal is checked before any SQL exists.
  */
 import type { EdmModel, EntityType } from '../edm/model.js';
 import { UriSemanticError, NotImplementedError } from '../errors/odata-error.js';
-import { checkLambdaDepth, checkOrderByLength, checkTop, lambdaDepth } from './query-limits.js';
+import { checkLambdaDepth, checkOrderByLength, checkTop, lambdaDepth } from './option-limits.js';
 import type { NestedQueryOptions, OrderByItem, SelectItem, Expr } from '../uri/ast.js';
 import type { OrderItem } from '../sql/nodes.js';
 import type { Dialect } from '../sql/dialect.js';
-import type { ReadPlanInput } from './plan-read.js';
+import type { ReadPlanInput } from './plan-select.js';
 import { bindExpression, type BindScope } from './bind-expression.js';
 import { BOOLEAN, type BoundExpr, type PathRoot } from './bound-ast.js';
 import { bindApply } from './bind-apply.js';
@@ -52,7 +52,7 @@ export interface QueryPlanInput {
   readonly depth: number;
   /**
    * Expanded entities one entity of this level may still have under it, all levels together
-   * (`limits.maxExpandedRows` at the top; less inside expanded collections: query-limits.ts).
+   * (`limits.maxExpandedRows` at the top; less inside expanded collections: option-limits.ts).
    */
   readonly expandBudget?: number;
   /** When set, rows are read as entity JSON text written by the database (expansions included). */

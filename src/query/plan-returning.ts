@@ -7,7 +7,7 @@
  * so a type whose computed properties read its own table (a lookup path that comes back to it, a
  * counter of a navigation to itself) is read back instead.
  */
-import { entityColumns } from './plan-read.js';
+import { entityColumns } from './plan-select.js';
 import { AliasGenerator } from './alias-generator.js';
 import type { EntityType } from '../edm/model.js';
 import type { Returning } from '../sql/nodes.js';

@@ -13,7 +13,7 @@ import { assertNever } from '../util/assert-never.js';
 import { AliasGenerator } from './alias-generator.js';
 import { entityJsonExpr } from './plan-entity-json.js';
 import { navigationCondition } from './plan-navigation.js';
-import { entityColumns } from './plan-read.js';
+import { entityColumns } from './plan-select.js';
 import { QueryScope } from './query-scope.js';
 
 /** Alias of the row in storedJsonSelect. */

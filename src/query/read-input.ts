@@ -1,5 +1,5 @@
 /**
- * What the read planners take (read-plans.ts, aggregated-plans.ts, plan-page.ts): plain data that the
+ * What the read planners take (plan-read-request.ts, plan-aggregated-request.ts, plan-page.ts): plain data that the
  * pipeline reads once from the request (core/operation-context.ts), never the request or its headers.
  */
 import type { EdmModel } from '../edm/model.js';

@@ -9,7 +9,7 @@ import { col, eq, param, select, and } from '../sql/build.js';
 import type { DefaultValue, EntityType, Property } from '../edm/model.js';
 import type { StoredValue } from '../edm/values.js';
 import { assertNever } from '../util/assert-never.js';
-import { companyCondition } from '../query/plan-read.js';
+import { companyCondition } from '../query/plan-select.js';
 import type { StoreContext } from './store-context.js';
 import type { Statements } from '../db/engine.js';
 import type { RowValues } from './write-checks.js';

@@ -9,7 +9,7 @@ import { and, bin, col, constant, eq, param, select } from '../sql/build.js';
 import type { SqlExpr } from '../sql/nodes.js';
 import { HIDDEN_COLUMNS, type EntityType, type NumberSeriesDefinition, type Property } from '../edm/model.js';
 import { randomUUID } from 'node:crypto';
-import { companyCondition } from '../query/plan-read.js';
+import { companyCondition } from '../query/plan-select.js';
 import type { StoreContext } from './store-context.js';
 import type { Statements } from '../db/engine.js';
 

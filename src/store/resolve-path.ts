@@ -7,7 +7,7 @@ import type { DbRow } from '../db/engine.js';
 import type { EntityType } from '../edm/model.js';
 import type { StoredValue } from '../edm/values.js';
 import { NotFoundError } from '../errors/odata-error.js';
-import { planRead, type PathCondition } from '../query/plan-read.js';
+import { planSelect, type PathCondition } from '../query/plan-select.js';
 import type { PathStep } from '../uri/bound-path.js';
 import type { StoreContext } from './store-context.js';
 import type { Statements } from '../db/engine.js';
@@ -55,7 +55,7 @@ export function readRow(svc: StoreContext, db: Statements, type: EntityType, com
   return db.get(
     statementsOf(type, svc.engine.dialect).compiled(shape, values, (v) => {
       const at = scoped ? 1 : 0;
-      return planRead({ type, companyId: scoped ? String(v[0]) : undefined, conditions: conditions.map((c, i) => ({ property: c.property, value: v[at + i] as StoredValue })), limit: 1 });
+      return planSelect({ type, companyId: scoped ? String(v[0]) : undefined, conditions: conditions.map((c, i) => ({ property: c.property, value: v[at + i] as StoredValue })), limit: 1 });
     }),
   );
 }

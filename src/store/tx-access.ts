@@ -8,7 +8,7 @@ import type { DbRow } from '../db/engine.js';
 import type { EntityType } from '../edm/model.js';
 import type { StoredValue } from '../edm/values.js';
 import { chooseFrom } from '../edm/suggest-name.js';
-import { planRead } from '../query/plan-read.js';
+import { planSelect } from '../query/plan-select.js';
 import { readRow, recordNotFound } from './resolve-path.js';
 import type { StoreContext } from './store-context.js';
 import type { Statements } from '../db/engine.js';
@@ -73,7 +73,7 @@ export function txReader(svc: StoreContext, tx: Statements, companyId: string | 
       track(async () => {
         const type = typeNamed(svc, entityType);
         const conditions = [...storedValues(type, where, 'filtered on')].map(([property, value]) => ({ property, value }));
-        return (await tx.all(compile(planRead({ type, companyId, conditions }), svc.engine.dialect))).map((r) => rowOf(type, r) as T);
+        return (await tx.all(compile(planSelect({ type, companyId, conditions }), svc.engine.dialect))).map((r) => rowOf(type, r) as T);
       }),
   };
 }

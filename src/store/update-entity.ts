@@ -7,7 +7,7 @@
 import { compile } from '../sql/compile.js';
 import { and, bin, col, constant, eq, param } from '../sql/build.js';
 import type { SqlExpr } from '../sql/nodes.js';
-import { companyCondition, type PathCondition } from '../query/plan-read.js';
+import { companyCondition, type PathCondition } from '../query/plan-select.js';
 import { HIDDEN_COLUMNS, type EntityType } from '../edm/model.js';
 import { PreconditionFailedError } from '../errors/odata-error.js';
 import type { StoredValue } from '../edm/values.js';

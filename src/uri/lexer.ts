@@ -5,7 +5,7 @@
  * Positions are offsets in the decoded text of one option (or of the whole decoded path).
  */
 import { UriSyntaxError } from '../errors/odata-error.js';
-import type { ParseBudget } from './limits.js';
+import type { ParseBudget } from './parse-limits.js';
 import type { Span } from './ast.js';
 
 const ASCII_IDENT_START = /[A-Za-z_]/;

@@ -5,7 +5,7 @@
  */
 import type { Literal } from './ast.js';
 import { Lexer } from './lexer.js';
-import { ParseBudget, DEFAULT_PARSE_LIMITS } from './limits.js';
+import { ParseBudget, DEFAULT_PARSE_LIMITS } from './parse-limits.js';
 import { numberLiteral, parsePrimitiveLiteral, scanPrimitiveLiteral } from './parse-literal.js';
 import {
   failedAt,

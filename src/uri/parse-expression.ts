@@ -8,7 +8,7 @@
  */
 import type { BinaryOperator, Expr, Literal } from './ast.js';
 import { isIdentifierStart, Lexer } from './lexer.js';
-import { checkUrlLength, DEFAULT_PARSE_LIMITS, ParseBudget, type ParseLimits } from './limits.js';
+import { checkUrlLength, DEFAULT_PARSE_LIMITS, ParseBudget, type ParseLimits } from './parse-limits.js';
 import { scanPrimitiveLiteral } from './parse-literal.js';
 import { parseJson } from './parse-json.js';
 import { isCanonicalFunction, parseMethodCall } from './parse-method-call.js';

@@ -5,7 +5,7 @@
  */
 import type { Literal } from './ast.js';
 import { isIdentifierPart, Lexer } from './lexer.js';
-import { ParseBudget, DEFAULT_PARSE_LIMITS, type ParseLimits } from './limits.js';
+import { ParseBudget, DEFAULT_PARSE_LIMITS, type ParseLimits } from './parse-limits.js';
 import {
   failedAt,
   scanBinary,

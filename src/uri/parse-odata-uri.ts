@@ -7,7 +7,7 @@
  */
 import type { QueryOptions, ResourcePath } from './ast.js';
 import { UriSyntaxError } from '../errors/odata-error.js';
-import { checkUrlLength, DEFAULT_PARSE_LIMITS, type ParseLimits } from './limits.js';
+import { checkUrlLength, DEFAULT_PARSE_LIMITS, type ParseLimits } from './parse-limits.js';
 import { percentDecode } from './percent-decode.js';
 import { parseResourcePath } from './parse-path.js';
 import { parseQueryOptions } from './parse-options.js';

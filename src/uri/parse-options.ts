@@ -8,7 +8,7 @@
 import type { ExpandItem, Expr, OrderByItem, QueryOptions, SelectItem } from './ast.js';
 import { NotImplementedError, UriSyntaxError } from '../errors/odata-error.js';
 import { Lexer } from './lexer.js';
-import { checkUrlLength, DEFAULT_PARSE_LIMITS, ParseBudget, type ParseLimits } from './limits.js';
+import { checkUrlLength, DEFAULT_PARSE_LIMITS, ParseBudget, type ParseLimits } from './parse-limits.js';
 import { percentDecode } from './percent-decode.js';
 import { ExprParser, expectEndOfExpression, parseExpression } from './parse-expression.js';
 import { readOptionValue, systemOptionName, type OptionDraft, type SystemOption } from './parse-option-value.js';

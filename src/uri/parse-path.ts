@@ -8,7 +8,7 @@
  */
 import type { PathSegment, ResourcePath } from './ast.js';
 import { Lexer } from './lexer.js';
-import { checkUrlLength, DEFAULT_PARSE_LIMITS, ParseBudget, type ParseLimits } from './limits.js';
+import { checkUrlLength, DEFAULT_PARSE_LIMITS, ParseBudget, type ParseLimits } from './parse-limits.js';
 import { percentDecode } from './percent-decode.js';
 import { ExprParser } from './parse-expression.js';
 import { groupToKey, groupToParams, parseKeyValue, parseParenGroup, type ParenGroup } from './parse-key.js';

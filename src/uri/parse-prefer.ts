@@ -6,7 +6,7 @@
  */
 import { UriSyntaxError } from '../errors/odata-error.js';
 import { isDigit, Lexer } from './lexer.js';
-import { DEFAULT_PARSE_LIMITS, ParseBudget } from './limits.js';
+import { DEFAULT_PARSE_LIMITS, ParseBudget } from './parse-limits.js';
 
 /** The preferences OData defines, plus any others by lower-case name with their raw value. */
 export interface Preferences {

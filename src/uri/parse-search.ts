@@ -6,7 +6,7 @@
  * bounds the stack.
  */
 import { Lexer } from './lexer.js';
-import { checkUrlLength, DEFAULT_PARSE_LIMITS, ParseBudget, type ParseLimits } from './limits.js';
+import { checkUrlLength, DEFAULT_PARSE_LIMITS, ParseBudget, type ParseLimits } from './parse-limits.js';
 
 /** Characters that end a search word (ABNF `searchChar` excludes them; `;` and `)` also end nested options). */
 const WORD_STOP = new Set([' ', '\t', '(', ')', '"', ';']);

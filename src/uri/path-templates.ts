@@ -14,7 +14,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { ResourcePath } from './ast.js';
-import { checkUrlLength, DEFAULT_PARSE_LIMITS, type ParseLimits } from './limits.js';
+import { checkUrlLength, DEFAULT_PARSE_LIMITS, type ParseLimits } from './parse-limits.js';
 import { parseResourcePath } from './parse-path.js';
 import { SecondSightCache } from '../util/second-sight-cache.js';
 

@@ -4,7 +4,7 @@
  * the string and the parse limits alone, and a QueryOptions is never changed after parsing (every
  * field is readonly; the core adds conditions by making new objects, core/handle.ts andFilter), so
  * requests of the same query string share one parse. That also lets what is derived from the options
- * alone be kept with the object (the plan cache's key, query/read-plans.ts optionsKey).
+ * alone be kept with the object (the plan cache's key, query/plan-read-request.ts optionsKey).
  *
  * A kept parse is frozen (util/deep-freeze.ts; its two Maps, aliases and custom options, are held
  * as ReadonlyMaps), so that code changing it throws instead of changing later requests. A query
@@ -13,7 +13,7 @@
  * refused, every time), and the cache is cleared when full.
  */
 import type { QueryOptions } from './ast.js';
-import { DEFAULT_PARSE_LIMITS, type ParseLimits } from './limits.js';
+import { DEFAULT_PARSE_LIMITS, type ParseLimits } from './parse-limits.js';
 import { parseQueryOptions } from './parse-options.js';
 import { SecondSightCache } from '../util/second-sight-cache.js';
 import { deepFreeze } from '../util/deep-freeze.js';

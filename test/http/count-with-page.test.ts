@@ -1,5 +1,5 @@
 /**
- * A page with `$count=true` that the database writes as one text (query/read-plans.ts `countInRows`):
+ * A page with `$count=true` that the database writes as one text (query/plan-read-request.ts `countInRows`):
  * the page and its count are the two columns of one statement, so PostgreSQL runs one statement on
  * the pool instead of a transaction of four round trips. Checked: the exact SQL and parameters of
  * the one step, the count against a separate `/$count` with filters and past the end, and on PostgreSQL

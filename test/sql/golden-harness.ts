@@ -4,7 +4,7 @@
  */
 import { parseQueryOptions } from '../../src/uri/parse-options.js';
 import { planQuery } from '../../src/query/plan-query.js';
-import { planRead } from '../../src/query/plan-read.js';
+import { planSelect } from '../../src/query/plan-select.js';
 import { compile, type CompiledQuery } from '../../src/sql/compile.js';
 import { aggregatedSelects, planAggregation } from '../../src/query/plan-apply.js';
 import { exprContext } from '../../src/query/plan-query.js';
@@ -23,7 +23,7 @@ export function compileQuery(service: Service, query: string, typeName = 'engCha
   const planned = planQuery({ model: service.model, dialect: service.engine.dialect, type, options, aliases: options.aliases, now: NOW, depth: 0 });
   const select = new Set(planned.read.select ?? []);
   if (planned.read.select === undefined) select.add('number');
-  return compile(planRead({ type, companyId: ID.companyA, conditions: [], ...planned.read, select }), service.engine.dialect);
+  return compile(planSelect({ type, companyId: ID.companyA, conditions: [], ...planned.read, select }), service.engine.dialect);
 }
 
 /** Executes a compiled query and returns the selected rows. */

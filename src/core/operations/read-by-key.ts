@@ -16,9 +16,9 @@
 import type { EntityType } from '../../edm/model.js';
 import { authorize } from '../../auth/authorize.js';
 import type { ReadStep } from '../../db/read-steps.js';
-import { JSON_ALIAS } from '../../query/plan-read.js';
+import { JSON_ALIAS } from '../../query/plan-select.js';
 import { fillTemplate } from '../../query/plan-cache.js';
-import { entityReadTemplates, readValues, type EntityReadTemplates } from '../../query/read-plans.js';
+import { entityReadTemplates, readValues, type EntityReadTemplates } from '../../query/plan-read-request.js';
 import { contextPath, contextUrl } from '../../serialize/context-url.js';
 import { rowEtag } from '../../serialize/entity-json.js';
 import { andThen, type MaybePromise } from '../../util/maybe-promise.js';

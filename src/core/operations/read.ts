@@ -5,9 +5,9 @@ import { compile, type CompiledQuery } from '../../sql/compile.js';
 import type { EntityType } from '../../edm/model.js';
 import type { StoredValue } from '../../edm/values.js';
 import { storedToJson } from '../../edm/values.js';
-import { COUNT_ALIAS, JSON_ALIAS, planRead } from '../../query/plan-read.js';
+import { COUNT_ALIAS, JSON_ALIAS, planSelect } from '../../query/plan-select.js';
 import type { PlannedQuery } from '../../query/plan-query.js';
-import { PAGE_ALIAS, planReadRequest, type ReadPlan } from '../../query/read-plans.js';
+import { PAGE_ALIAS, planReadRequest, type ReadPlan } from '../../query/plan-read-request.js';
 import type { ReadStep, StepResult } from '../../db/read-steps.js';
 import type { DbRow } from '../../db/engine.js';
 import { QueryLimitError } from '../../errors/odata-error.js';
@@ -94,7 +94,7 @@ function readCollectionOf(ctx: OperationContext, resolved: ResolvedPath): ODataR
     const empty = plan.json !== undefined ? collectionJoinedResponse('', context, format, counted ? 0 : undefined, undefined) : collectionResponse(type, [], context, { format, links: ctx.links, select: query.read.select, expand: expandShapes(query.expand) }, counted ? 0 : undefined);
     return withPreference(empty);
   }
-  // Rows are [entity JSON, key, version, sort values..., spliced members...] (planSplicedRead).
+  // Rows are [entity JSON, key, version, sort values..., spliced members...] (planSplicedSelect).
   const column = (row: unknown[], alias: string): unknown => row[alias === type.key.name ? 1 : 3 + Number(alias.slice(SORT_PREFIX.length))];
   const mainStep = (p: ReadPlan): ReadStep => {
     if (p.pageText === true) return { kind: 'row', query: p.rows };
@@ -113,7 +113,7 @@ function readCollectionOf(ctx: OperationContext, resolved: ResolvedPath): ODataR
     const count = counted ? Number(countRow?.[COUNT_ALIAS] ?? 0) : undefined;
     const first = results[0] as StepResult;
     if (plan.pageText === true) {
-      // One row: the page's entities as JSON texts joined by commas, NULL for none (read-plans.ts); no next page can follow.
+      // One row: the page's entities as JSON texts joined by commas, NULL for none (plan-read-request.ts); no next page can follow.
       const entities = (rowOf(first)?.[PAGE_ALIAS] as string | null | undefined) ?? '';
       if (entities.length <= budget || plan.streamRows === undefined) return withPreference(collectionJoinedResponse(entities, context, format, count, undefined));
       // Past the budget: the same page streamed, ended at the budget with a next link.
@@ -194,7 +194,7 @@ function readPropertyOf(ctx: OperationContext, resolved: ResolvedPath): ODataRes
   const target = ctx.path.target;
   if (target.kind !== 'property') throw new Error('readProperty on a non-property target');
   const type = resolved.step.type;
-  const read = resolved.reachable ? ctx.svc.engine.db.get(compile(planRead({ type, companyId: ctx.company?.id, conditions: resolved.conditions, limit: 1 }), ctx.svc.engine.dialect)) : undefined;
+  const read = resolved.reachable ? ctx.svc.engine.db.get(compile(planSelect({ type, companyId: ctx.company?.id, conditions: resolved.conditions, limit: 1 }), ctx.svc.engine.dialect)) : undefined;
   return andThen(read, (row) => propertyResponse(ctx, target, type, resolved, row));
 }
 

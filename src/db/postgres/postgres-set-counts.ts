@@ -1,5 +1,5 @@
 /**
- * The number of rows of each company's whole set, kept by PostgreSQL for `$count` (read-plans.ts reads
+ * The number of rows of each company's whole set, kept by PostgreSQL for `$count` (plan-read-request.ts reads
  * it through `EngineCapabilities.keptSetCount`). PostgreSQL counts a set by visiting every row (10,000 ECNs:
  * about 480 µs of the server, growing with the set), where SQLite counts its b-tree's cells.
  *

@@ -134,11 +134,11 @@ export class GroupCommit {
     const batch = this.queue.slice(0, this.maxBatch);
     this.queue = this.queue.slice(batch.length);
     try {
-      let outcomes = await this.runBatch(batch);
+      let outcomes = await this.handleBatch(batch);
       for (const ms of BUSY_RETRY_PAUSES_MS) {
         if (!outcomes.busy) break;
         await pause(ms + Math.random() * ms);
-        outcomes = await this.runBatch(batch);
+        outcomes = await this.handleBatch(batch);
       }
       batch.forEach((job, i) => settle(job, outcomes.each[i] as Outcome));
     } finally {
@@ -175,7 +175,7 @@ export class GroupCommit {
    * One outcome per job; every job fails when the shared transaction cannot commit, and `busy` says
    * it failed on a busy database (nothing of it committed: the batch may run again).
    */
-  private async runBatch(batch: readonly Job[]): Promise<{ readonly each: Outcome[]; readonly busy: boolean }> {
+  private async handleBatch(batch: readonly Job[]): Promise<{ readonly each: Outcome[]; readonly busy: boolean }> {
     const outcomes: Outcome[] = [];
     const raw = this.connection();
     const s = this.sql(raw);

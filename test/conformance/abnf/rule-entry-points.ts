@@ -6,7 +6,7 @@
  */
 import type { Expr, QueryOptions, ResourcePath } from '../../../src/uri/ast.js';
 import { Lexer } from '../../../src/uri/lexer.js';
-import { DEFAULT_PARSE_LIMITS, ParseBudget } from '../../../src/uri/limits.js';
+import { DEFAULT_PARSE_LIMITS, ParseBudget } from '../../../src/uri/parse-limits.js';
 import { percentDecode } from '../../../src/uri/percent-decode.js';
 import { isLiteralRule, parseLiteralAs } from '../../../src/uri/literal-rules.js';
 import { parseExpression } from '../../../src/uri/parse-expression.js';

@@ -7,7 +7,7 @@
 import { startTestService, type TestService } from '../../helpers/test-service.js';
 import { parseQueryOptions } from '../../../src/uri/parse-options.js';
 import { planQuery } from '../../../src/query/plan-query.js';
-import { planRead } from '../../../src/query/plan-read.js';
+import { planSelect } from '../../../src/query/plan-select.js';
 import { compile } from '../../../src/sql/compile.js';
 import { sqliteDialect } from '../../../src/db/sqlite/sqlite-dialect.js';
 import { entityToJson, rowEtag } from '../../../src/serialize/entity-json.js';
@@ -57,14 +57,14 @@ function both(typeName: string, query: string, format: JsonFormat): { js: string
   const links = { serviceRootUrl: 'http://localhost/api/v2.0', prefix: companyId === undefined ? '' : `companies(${companyId})/` };
   const base = { model, dialect: sqliteDialect, type, options, aliases: options.aliases, now: NOW, depth: 0 };
   const plain = planQuery(base);
-  const rows = t.service.db.all(compile(planRead({ type, companyId, conditions: [], ...plain.read }), sqliteDialect));
+  const rows = t.service.db.all(compile(planSelect({ type, companyId, conditions: [], ...plain.read }), sqliteDialect));
   const js = rows.map((r) => JSON.stringify(entityToJson(type, r, { format, links, select: plain.read.select, expand: expandShapes(plain.expand) })));
   const metadata = format.metadata === 'none' ? 'none' : 'minimal';
   const jsonQuery = planQuery({ ...base, json: { dialect: sqliteDialect, metadata, links, ieee754Compatible: format.ieee754Compatible } });
   expect(sqlJsonSupported(type, jsonQuery.read.select, jsonQuery.expand, metadata)).toBe(true);
   // Rows are [json, key, version]; the JSON carries @odata.etag at every level.
   const sql = t.service.db
-    .rows(compile(planRead({ type, companyId, conditions: [], ...jsonQuery.read }), sqliteDialect))
+    .rows(compile(planSelect({ type, companyId, conditions: [], ...jsonQuery.read }), sqliteDialect))
     .map((r) => r[0] as string);
   return { js, sql, rows };
 }
@@ -143,9 +143,9 @@ test('collection and entity envelopes built from texts equal the object-built on
   }
   const base = { model: t.service.model, dialect: sqliteDialect, type, options: parseQueryOptions(''), aliases: new Map(), now: NOW, depth: 0 };
   const conditions = [{ property: 'number', value: 'ECN000003' }];
-  const row = t.service.db.get(compile(planRead({ type, companyId: t.companyIds[0], conditions, ...planQuery(base).read }), sqliteDialect));
+  const row = t.service.db.get(compile(planSelect({ type, companyId: t.companyIds[0], conditions, ...planQuery(base).read }), sqliteDialect));
   const json = planQuery({ ...base, json: { dialect: sqliteDialect, metadata: 'minimal', links, ieee754Compatible: false } });
-  const text = t.service.db.get(compile(planRead({ type, companyId: t.companyIds[0], conditions, ...json.read }), sqliteDialect));
+  const text = t.service.db.get(compile(planSelect({ type, companyId: t.companyIds[0], conditions, ...json.read }), sqliteDialect));
   if (row === undefined || text === undefined) throw new Error('row');
   expect(entityTextResponse(200, String(text['_json']), rowEtag(text), 'ctx', MINIMAL)).toEqual(entityResponse(200, type, row, 'ctx', { format: MINIMAL, links }, {}));
 });

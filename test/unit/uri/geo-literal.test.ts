@@ -1,5 +1,5 @@
 import { Lexer } from '../../../src/uri/lexer.js';
-import { DEFAULT_PARSE_LIMITS, ParseBudget } from '../../../src/uri/limits.js';
+import { DEFAULT_PARSE_LIMITS, ParseBudget } from '../../../src/uri/parse-limits.js';
 import { failedAt } from '../../../src/uri/literal-scanners.js';
 import { geoShapeAt, scanFullGeo } from '../../../src/uri/geo-literal.js';
 import { QueryLimitError } from '../../../src/errors/odata-error.js';

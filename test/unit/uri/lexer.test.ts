@@ -1,5 +1,5 @@
 import { isIdentifierPart, isIdentifierStart, Lexer } from '../../../src/uri/lexer.js';
-import { DEFAULT_PARSE_LIMITS, ParseBudget } from '../../../src/uri/limits.js';
+import { DEFAULT_PARSE_LIMITS, ParseBudget } from '../../../src/uri/parse-limits.js';
 import { UriSyntaxError } from '../../../src/errors/odata-error.js';
 
 const lexer = (text: string, option = '$filter'): Lexer => new Lexer(text, option, new ParseBudget(DEFAULT_PARSE_LIMITS));

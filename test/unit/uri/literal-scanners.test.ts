@@ -1,5 +1,5 @@
 import { Lexer } from '../../../src/uri/lexer.js';
-import { DEFAULT_PARSE_LIMITS, ParseBudget } from '../../../src/uri/limits.js';
+import { DEFAULT_PARSE_LIMITS, ParseBudget } from '../../../src/uri/parse-limits.js';
 import { failedAt, scanBinary, scanDate, scanDateTimeOffset, scanDuration, scanGuid, scanNumber, scanString, scanTimeOfDay } from '../../../src/uri/literal-scanners.js';
 
 const lx = (text: string): Lexer => new Lexer(text, 'test', new ParseBudget(DEFAULT_PARSE_LIMITS));

@@ -1,5 +1,5 @@
 import { parseExpression } from '../../../src/uri/parse-expression.js';
-import { DEFAULT_PARSE_LIMITS } from '../../../src/uri/limits.js';
+import { DEFAULT_PARSE_LIMITS } from '../../../src/uri/parse-limits.js';
 import { as, bare, bin, int, limitError, path, str, syntaxError } from './helpers.js';
 
 const expr = (text: string): unknown => bare(parseExpression(text));

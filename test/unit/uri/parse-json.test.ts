@@ -1,5 +1,5 @@
 import { Lexer } from '../../../src/uri/lexer.js';
-import { DEFAULT_PARSE_LIMITS, ParseBudget } from '../../../src/uri/limits.js';
+import { DEFAULT_PARSE_LIMITS, ParseBudget } from '../../../src/uri/parse-limits.js';
 import { scanJsonString } from '../../../src/uri/parse-json.js';
 import { parseExpression } from '../../../src/uri/parse-expression.js';
 import { as, limitError, syntaxError } from './helpers.js';

@@ -1,5 +1,5 @@
 import { Lexer } from '../../../src/uri/lexer.js';
-import { DEFAULT_PARSE_LIMITS, ParseBudget } from '../../../src/uri/limits.js';
+import { DEFAULT_PARSE_LIMITS, ParseBudget } from '../../../src/uri/parse-limits.js';
 import { groupToKey, groupToParams, parseKeyValue, parseParenGroup } from '../../../src/uri/parse-key.js';
 import { bare, syntaxError } from './helpers.js';
 

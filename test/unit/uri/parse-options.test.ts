@@ -6,7 +6,7 @@ import {
   parseQueryOptions,
   parseSelect,
 } from '../../../src/uri/parse-options.js';
-import { DEFAULT_PARSE_LIMITS } from '../../../src/uri/limits.js';
+import { DEFAULT_PARSE_LIMITS } from '../../../src/uri/parse-limits.js';
 import { bare, bin, int, limitError, path, str, syntaxError } from './helpers.js';
 
 describe('splitting and decoding (URL Conventions 4.01 §2.1)', () => {

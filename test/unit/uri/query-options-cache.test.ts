@@ -1,6 +1,6 @@
 import { parseQueryOptions } from '../../../src/uri/parse-options.js';
 import { MAX_CACHED_QUERY_LENGTH, QueryOptionsCache } from '../../../src/uri/query-options-cache.js';
-import { DEFAULT_PARSE_LIMITS } from '../../../src/uri/limits.js';
+import { DEFAULT_PARSE_LIMITS } from '../../../src/uri/parse-limits.js';
 import { outcome } from './helpers.js';
 
 const queries = [

@@ -47,7 +47,7 @@ export interface ReadPlanInput {
   readonly spliceJson?: true;
 }
 
-/** Alias of the count of a count statement, and of the count that page rows carry (read-plans.ts, aggregated-plans.ts). */
+/** Alias of the count of a count statement, and of the count that page rows carry (plan-read-request.ts, plan-aggregated-request.ts). */
 export const COUNT_ALIAS = 'n';
 
 /** Alias of the entity JSON text column of reads planned with `json`. */
@@ -93,12 +93,12 @@ export function ordersUniquely(type: EntityType, alias: string, order: readonly 
 }
 
 /** Plans the SELECT for a read. Order: conditions, filter, order (key appended unless already unique), limit/offset. */
-export function planRead(input: ReadPlanInput): SelectNode {
-  return planSplicedRead(input).select;
+export function planSelect(input: ReadPlanInput): SelectNode {
+  return planSplicedSelect(input).select;
 }
 
-/** planRead, and with `spliceJson` how the reader splices a row's `_json` text (undefined when there is nothing to splice). */
-export function planSplicedRead(input: ReadPlanInput): { select: SelectNode; splice?: JsonSplice } {
+/** planSelect, and with `spliceJson` how the reader splices a row's `_json` text (undefined when there is nothing to splice). */
+export function planSplicedSelect(input: ReadPlanInput): { select: SelectNode; splice?: JsonSplice } {
   const aliases = new AliasGenerator();
   const t = aliases.fresh();
   const { type } = input;

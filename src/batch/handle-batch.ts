@@ -42,7 +42,7 @@ function responseFormat(accept: string | undefined, sent: BatchFormat): BatchFor
 }
 
 /** Runs a batch request; each part goes through `handlePart` (which knows the batch's principal). */
-export async function runBatch(svc: ServiceContext, req: ODataRequest, handlePart: PartHandler): Promise<ODataResponse> {
+export async function handleBatch(svc: ServiceContext, req: ODataRequest, handlePart: PartHandler): Promise<ODataResponse> {
   if (req.method !== 'POST') throw new MethodNotAllowedError(`'${req.method}' requests for $batch are not allowed; send the batch with POST.`, ['POST']);
   for (const option of req.rawQuery.split('&')) {
     if (option.startsWith('$') || option.startsWith('%24')) throw new BatchFormatError(`$batch takes no system query option ('${option.split('=')[0] ?? ''}'); put query options on the requests inside it.`);

@@ -19,7 +19,7 @@ import { PlanCache, type PlannedShape, type StatementTemplate } from './plan-cac
 import { sqlJsonMetadata, sqlJsonSupported, type SqlJsonOptions } from './plan-entity-json.js';
 import { planPage, type PagePlan } from './plan-page.js';
 import { planQuery, type PlannedQuery } from './plan-query.js';
-import { COUNT_ALIAS, JSON_ALIAS, planRead, planSplicedRead, type PathCondition, type ReadPlanInput } from './plan-read.js';
+import { COUNT_ALIAS, JSON_ALIAS, planSelect, planSplicedSelect, type PathCondition, type ReadPlanInput } from './plan-select.js';
 import type { JsonSplice } from './json-splice.js';
 
 /** What a read runs. */
@@ -152,7 +152,7 @@ const COUNT_STAR: SqlExpr = { kind: 'call', name: 'count', args: [{ kind: 'star'
  * which visits every row to count them), that is read instead.
  */
 function countStatement(model: EdmModel, dialect: Dialect, type: EntityType, companyId: string | undefined, conditions: readonly PathCondition[], where: ReadPlanInput['where']): SelectNode {
-  const plan = planRead({ type, companyId, conditions, where });
+  const plan = planSelect({ type, companyId, conditions, where });
   const filtered: SelectNode = { ...plan, columns: [{ expr: COUNT_STAR, alias: COUNT_ALIAS }], orderBy: [] };
   if (type.scope !== 'company' || conditions.length > 0 || where !== undefined || companyId === undefined) return filtered;
   const kept = dialect.capabilities.keptSetCount?.(type.table, param(companyId), COUNT_ALIAS);
@@ -219,7 +219,7 @@ function readShape(input: ReadInput, kind: ReadKind, type: EntityType, condition
       const cost = readCost('collection', type, query, pageRows, skip);
       if (pageText) {
         // The page's text is made in SQL, so each entity's is too.
-        const rows = planRead(read);
+        const rows = planSelect(read);
         if (counted) {
           statements.push(compile(pageTextAndCount(pageTextStatement(dialect, rows), count()), dialect, compileOptions), compile(rows, dialect, compileOptions));
           return { value: { ...shape, pageText, countInRows: true, cost }, statements };
@@ -227,12 +227,12 @@ function readShape(input: ReadInput, kind: ReadKind, type: EntityType, condition
         statements.push(compile(pageTextStatement(dialect, rows), dialect, compileOptions), compile(rows, dialect, compileOptions));
         value = { ...shape, pageText, cost };
       } else {
-        const { select: rows, splice } = planSplicedRead({ ...read, spliceJson: true });
+        const { select: rows, splice } = planSplicedSelect({ ...read, spliceJson: true });
         statements.push(compile(rows, dialect, compileOptions));
         value = { ...shape, ...(splice === undefined ? {} : { splice }), cost };
       }
     } else if (kind === 'entity') {
-      statements.push(compile(planRead({ type, companyId: company, conditions: conds, select: query.read.select, extraColumns: query.read.extraColumns, json: query.read.json, limit: 1 }), dialect, compileOptions));
+      statements.push(compile(planSelect({ type, companyId: company, conditions: conds, select: query.read.select, extraColumns: query.read.extraColumns, json: query.read.json, limit: 1 }), dialect, compileOptions));
       value = { ...shape, cost: readCost('entity', type, query, 1, 0) };
     } else {
       value = { ...shape, cost: readCost('count', type, query, 0, 0) };

@@ -1,11 +1,11 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { errorResponse } from '../../../src/core/error-response.js';
+import { answerError } from '../../../src/core/answer-error.js';
 import type { ServiceContext } from '../../../src/core/service-context.js';
 import { ConflictError, ServiceUnavailableError } from '../../../src/errors/odata-error.js';
 import { RefusalLog } from '../../../src/errors/refusal-log.js';
 
-/** The parts of a service errorResponse reads: its log, its engine's mapping of driver errors, its refusal log. */
+/** The parts of a service answerError reads: its log, its engine's mapping of driver errors, its refusal log. */
 function service(): { svc: ServiceContext; refused: string[]; lines: () => string[] } {
   const chunks: string[] = [];
   const log = pino({ level: 'info' }, new Writable({ write(chunk, _enc, cb) { chunks.push(String(chunk)); cb(); } }));
@@ -23,14 +23,14 @@ function service(): { svc: ServiceContext; refused: string[]; lines: () => strin
 
 test("a driver error is mapped by the service's engine", () => {
   const { svc } = service();
-  const r = errorResponse(svc, new Error('driver: duplicate'), 'r1');
+  const r = answerError(svc, new Error('driver: duplicate'), 'r1');
   expect(r.status).toBe(409);
   expect(JSON.parse(r.body)).toEqual({ error: { code: 'Internal_EntityWithSameKeyExists', message: 'taken' } });
 });
 
 test("a 503 goes to the service's refusal log, not logged as a failed request", () => {
   const { svc, refused, lines } = service();
-  const r = errorResponse(svc, new ServiceUnavailableError('busy', 2), 'r2');
+  const r = answerError(svc, new ServiceUnavailableError('busy', 2), 'r2');
   expect(r.status).toBe(503);
   expect(r.headers['Retry-After']).toBe('2');
   expect(refused).toEqual(['r2']);
@@ -40,7 +40,7 @@ test("a 503 goes to the service's refusal log, not logged as a failed request", 
 
 test('an unexpected error is a 500 logged with its correlation id', () => {
   const { svc, refused, lines } = service();
-  const r = errorResponse(svc, new TypeError('boom'), 'r3');
+  const r = answerError(svc, new TypeError('boom'), 'r3');
   expect(r.status).toBe(500);
   expect(refused).toEqual([]);
   expect(lines().map((l) => JSON.parse(l)).find((l) => l.level >= 50)?.correlationId).toBe('r3');

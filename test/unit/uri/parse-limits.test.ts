@@ -1,4 +1,4 @@
-import { checkUrlLength, DEFAULT_PARSE_LIMITS, ParseBudget } from '../../../src/uri/limits.js';
+import { checkUrlLength, DEFAULT_PARSE_LIMITS, ParseBudget } from '../../../src/uri/parse-limits.js';
 import { QueryLimitError } from '../../../src/errors/odata-error.js';
 
 test('the default limits', () => {

@@ -1,10 +1,10 @@
 /**
- * src/query/plan-read.ts: the key is appended to the order of a read unless the order already sorts by
+ * src/query/plan-select.ts: the key is appended to the order of a read unless the order already sorts by
  * every column of a unique, non-nullable property or alternate key (then the rows of one company have
  * one order without it). A read whose entity JSON has members to splice gives their values as its last
- * columns when the reader splices them (planSplicedRead).
+ * columns when the reader splices them (planSplicedSelect).
  */
-import { ordersUniquely, planRead, planSplicedRead, type ReadPlanInput } from '../../../src/query/plan-read.js';
+import { ordersUniquely, planSelect, planSplicedSelect, type ReadPlanInput } from '../../../src/query/plan-select.js';
 import { col } from '../../../src/sql/build.js';
 import { compile } from '../../../src/sql/compile.js';
 import { sqliteDialect } from '../../../src/db/sqlite/sqlite-dialect.js';
@@ -53,7 +53,7 @@ test('a unique property that may be NULL does not order alone (NULLs repeat in a
 test('the SQL of a read by the default order has no key after the number; by another column it has', () => {
   const ecn = type('engChangeNotice');
   const read = (orderBy: OrderItem[]): string =>
-    compile(planRead({ type: ecn, companyId: 'C', conditions: [], select: new Set(['number']), orderBy: (scope) => orderBy.map((o) => ({ ...o, expr: col(scope.alias, (o.expr as { column: string }).column) })) }), sqliteDialect).sql;
+    compile(planSelect({ type: ecn, companyId: 'C', conditions: [], select: new Set(['number']), orderBy: (scope) => orderBy.map((o) => ({ ...o, expr: col(scope.alias, (o.expr as { column: string }).column) })) }), sqliteDialect).sql;
   expect(read(by('number'))).toMatch(/ORDER BY "t0"\."number" ASC$/);
   expect(read(by('drawingTypeCode'))).toMatch(/ORDER BY "t0"\."drawingTypeCode" ASC, "t0"\."id" ASC$/);
 });
@@ -68,17 +68,17 @@ test('spliced members: values are the last columns, texts stay in the splice; wi
     json: () => ({ object: col('t0', 'number'), members: [',"a":', value(1), ',"b":', value(2)], whole: col('t0', 'status') }),
     extraColumns: () => [{ expr: col('t0', 'drawingNumber'), alias: '_sort0' }],
   };
-  const spliced = planSplicedRead({ ...input, spliceJson: true });
+  const spliced = planSplicedSelect({ ...input, spliceJson: true });
   expect(spliced.select.columns.map((c) => c.alias)).toEqual(['_json', 'id', '_version', '_sort0', '_m1', '_m3']);
   expect(spliced.select.columns[0]?.expr).toEqual(col('t0', 'number'));
   expect(spliced.splice).toEqual([',"a":', 4, ',"b":', 5]);
-  const whole = planSplicedRead(input);
+  const whole = planSplicedSelect(input);
   expect(whole.splice).toBeUndefined();
   expect(whole.select.columns.map((c) => c.alias)).toEqual(['_json', 'id', '_version', '_sort0']);
   expect(whole.select.columns[0]?.expr).toEqual(col('t0', 'status'));
-  expect(planRead({ ...input, spliceJson: true })).toEqual(spliced.select);
+  expect(planSelect({ ...input, spliceJson: true })).toEqual(spliced.select);
   // Nothing to splice: the whole text, no splice.
-  const none = planSplicedRead({ ...input, spliceJson: true, json: () => ({ object: col('t0', 'number'), members: [], whole: col('t0', 'number') }) });
+  const none = planSplicedSelect({ ...input, spliceJson: true, json: () => ({ object: col('t0', 'number'), members: [], whole: col('t0', 'number') }) });
   expect(none.splice).toBeUndefined();
   expect(none.select.columns.map((c) => c.alias)).toEqual(['_json', 'id', '_version', '_sort0']);
 });

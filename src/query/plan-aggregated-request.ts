@@ -16,9 +16,9 @@ import type { StoredValue } from '../edm/values.js';
 import { PlanCache, type PlannedShape } from './plan-cache.js';
 import { nextLinkUrl, SORT_PREFIX } from './plan-page.js';
 import { aggregatedSelects, planAggregation, type AggregatedPageWindow, type PlannedAggregation } from './plan-apply.js';
-import { COUNT_ALIAS, type PathCondition } from './plan-read.js';
+import { COUNT_ALIAS, type PathCondition } from './plan-select.js';
 import { exprContext } from './plan-query.js';
-import { shapeKey } from './read-plans.js';
+import { shapeKey } from './plan-read-request.js';
 import { decodeSkiptoken, encodeSkiptoken, type TokenValue } from './skiptoken.js';
 import type { ReadCost } from './read-cost.js';
 
