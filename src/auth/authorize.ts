@@ -27,7 +27,7 @@ export function rowScopeCompanies(principal: Principal, scope: RowScope): string
 }
 
 /**
- * Throws unless the principal may create a row of a row-scoped type in `companyId`: 401 without any
+ * Throws unless the principal may create a row of a row-scoped type in `companyId`: 403 (company) without any
  * grant in the company (as for company-scoped URLs), 403 without the type's permission set there.
  */
 export function authorizeRowCompany(principal: Principal, type: EntityType, companyId: string): void {

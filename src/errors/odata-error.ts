@@ -3,7 +3,6 @@
  * `to-error-response.ts` is the only place that turns a thrown value into an OData error body
  * (OData JSON Format §21, conventions.md §3).
  */
-import { wwwAuthenticate } from './challenges.js';
 
 /** One entry of `error.details` (OData JSON Format §21). */
 export interface ErrorDetail {
@@ -183,18 +182,16 @@ export class AuthenticationError extends ODataError {
 }
 
 /**
- * 401 Authorization_CompanyAccessDenied: the caller has no grant in the company, or it does not exist
- * (BC answers 401). The message names neither, so a company id reveals nothing (conventions §11).
+ * 403 Authorization_CompanyAccessDenied: valid credentials, but no grant in the company, or it does not
+ * exist. No challenge: the credentials are right, and a 401 makes Power Query and Excel ask for them
+ * again (Business Central answers 401). The message names neither case, so a company id reveals nothing.
  */
 export class CompanyAccessDeniedError extends ODataError {
   constructor() {
     super(
-      401,
+      403,
       'Authorization_CompanyAccessDenied',
       'You do not have access to this company, or it does not exist. GET companies lists the companies you can use; ask an administrator for a grant in another one.',
-      undefined,
-      undefined,
-      { 'WWW-Authenticate': wwwAuthenticate() },
     );
   }
 }

@@ -163,9 +163,9 @@ describe('who may subscribe, list and delete', () => {
     const created = await t.call('POST', SET, { body: body(), token: jsmith });
     expect([created.status, created.json.userId]).toEqual([201, 'JSMITH']);
     expect(receiver.handshakes).toHaveLength(before + 1);
-    expectError(await t.call('POST', SET, { body: body({ companyId: fabrikam }), token: jsmith }), 401, 'Authorization_CompanyAccessDenied', 'You do not have access to this company, or it does not exist');
+    expectError(await t.call('POST', SET, { body: body({ companyId: fabrikam }), token: jsmith }), 403, 'Authorization_CompanyAccessDenied', 'You do not have access to this company, or it does not exist');
     expectError(await t.call('POST', SET, { body: body(), token: await t.token('KLEE') }), 403, 'Authorization_PermissionDenied', 'needs permission set EVENTS');
-    expectError(await t.call('POST', SET, { body: body({ companyId: '2f0c0a6e-1b2c-4d5e-8f90-0123456789ab' }) }), 401, 'Authorization_CompanyAccessDenied', 'You do not have access to this company, or it does not exist');
+    expectError(await t.call('POST', SET, { body: body({ companyId: '2f0c0a6e-1b2c-4d5e-8f90-0123456789ab' }) }), 403, 'Authorization_CompanyAccessDenied', 'You do not have access to this company, or it does not exist');
     expect(receiver.handshakes).toHaveLength(before + 1);
   });
 

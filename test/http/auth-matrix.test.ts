@@ -142,7 +142,7 @@ function expected(route: Route, caller: Caller): { status: number; code?: string
     case 'wrong audience':
       return { status: 401, code: 'Authentication_InvalidCredentials' };
     case 'other company':
-      return { status: 401, code: 'Authorization_CompanyAccessDenied' };
+      return { status: 403, code: 'Authorization_CompanyAccessDenied' };
     case 'read-only':
       return route.write ? { status: 403, code: 'Authorization_PermissionDenied' } : { status: route.ok };
     case 'writer':
@@ -217,7 +217,7 @@ test('one query string sent again and again by users of two companies: each gets
     }
   }
   // The auditor, with a grant in FABRIKAM only, asking for CRONUS by the same query string: refused every time.
-  for (let i = 0; i < 3; i++) expect((await t.call('GET', `${path}&company=CRONUS`, { token: auditor })).status).toBe(401);
+  for (let i = 0; i < 3; i++) expect((await t.call('GET', `${path}&company=CRONUS`, { token: auditor })).status).toBe(403);
 });
 
 test('$expand and $filter into a type the caller may not read are 403', async () => {

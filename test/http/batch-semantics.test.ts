@@ -161,10 +161,10 @@ describe('each part is authorized as if sent alone, with the batch credentials',
     expect(await counts()).toEqual(before);
   });
 
-  test('a user of another company: a part addressing a company it has no grant in is 401, as alone', async () => {
+  test('a user of another company: a part addressing a company it has no grant in is 403, as alone', async () => {
     const cronus = (await t.call('GET', "/companies?$filter=name eq 'CRONUS'")).json.value[0].id as string;
     const [part] = partsOf(await sendMultipart([httpPart(`GET companies(${cronus})/engChangeNotices/$count`)], {}, await t.token('AUDITOR')));
-    expect([part?.status, JSON.parse(part?.body ?? '{}').error.code]).toEqual([401, 'Authorization_CompanyAccessDenied']);
+    expect([part?.status, JSON.parse(part?.body ?? '{}').error.code]).toEqual([403, 'Authorization_CompanyAccessDenied']);
   });
 });
 

@@ -67,11 +67,19 @@ test('a 401 names every accepted scheme; no credentials or a bare "Bearer" get n
   expect(bad.headers['WWW-Authenticate']).toBe('Bearer realm="ecn-odata", error="invalid_token", Basic realm="ecn-odata", charset="UTF-8"');
 });
 
-test('a company the caller has no grant in is a 401 that names both schemes too', async () => {
-  const r = await t.call('GET', `/companies(${t.companyIds[1]})/engChangeNotices`, { token: await t.token('KLEE') });
-  expect(r.status).toBe(401);
-  expect(r.json.error.code).toBe('Authorization_CompanyAccessDenied');
-  expect(r.headers['WWW-Authenticate']).toBe('Bearer realm="ecn-odata", Basic realm="ecn-odata", charset="UTF-8"');
+test('valid credentials for a company without a grant, or one that does not exist: 403 without a challenge, alike', async () => {
+  // A 401 with a challenge makes Power Query ask again for credentials that are right.
+  const token = await t.token('KLEE');
+  const denied = await t.call('GET', `/companies(${t.companyIds[1]})/engChangeNotices`, { token });
+  const missing = await t.call('GET', '/companies(2f0c0a6e-1b2c-4d5e-8f90-0123456789ab)/engChangeNotices', { token });
+  const misspelt = await t.call('GET', '/engChangeNotices?company=CRONUSS', { token });
+  for (const r of [denied, missing, misspelt]) {
+    expect([r.status, r.json.error.code, r.headers['WWW-Authenticate']]).toEqual([403, 'Authorization_CompanyAccessDenied', undefined]);
+    expect(r.json.error.message).toBe(denied.json.error.message);
+  }
+  // Basic credentials (Excel's) get the same answer.
+  const basic = await t.call('GET', `/companies(${t.companyIds[1]})/engChangeNotices`, { token: null, headers: { Authorization: `Basic ${Buffer.from(`KLEE:${token}`).toString('base64')}` } });
+  expect([basic.status, basic.headers['WWW-Authenticate']]).toEqual([403, undefined]);
 });
 
 describe('with a JWT issuer and its authorize endpoint', () => {

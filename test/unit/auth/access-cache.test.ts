@@ -90,14 +90,14 @@ test('grants and revocations by another connection apply to the next request', a
   expect((await patch()).status).toBe(200);
   other.prepare(`DELETE FROM "_grants" WHERE "userId" = 'KLEE'`).run();
   const r = await t.call('GET', url(), { token });
-  expect(r.status).toBe(401);
+  expect(r.status).toBe(403);
   expect(r.json.error.code).toBe('Authorization_CompanyAccessDenied');
 });
 
 test('a company renamed or removed by another connection is seen by the next request', async () => {
   expect((await t.call('GET', `/engChangeNotices?company=CRONUS&$top=1&$select=number`)).status).toBe(200);
   other.prepare(`UPDATE "companies" SET "name" = 'CRONUS-RENAMED' WHERE "id" = ?`).run(cronus);
-  // The old name now names no company: 401 as for a company without a grant (conventions §11).
-  expect((await t.call('GET', `/engChangeNotices?company=CRONUS&$top=1&$select=number`)).status).toBe(401);
+  // The old name now names no company: 403 as for a company without a grant.
+  expect((await t.call('GET', `/engChangeNotices?company=CRONUS&$top=1&$select=number`)).status).toBe(403);
   expect((await t.call('GET', `/engChangeNotices?company=CRONUS-RENAMED&$top=1&$select=number`)).status).toBe(200);
 });
