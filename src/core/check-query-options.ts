@@ -8,6 +8,7 @@
 import { NotImplementedError, UriSemanticError } from '../errors/odata-error.js';
 import type { QueryOptions } from '../uri/ast.js';
 import type { BoundPath } from '../uri/bound-path.js';
+import { editDistance } from '../edm/suggest-name.js';
 
 /** The options no resource of this service implements, with what a client should know. */
 const NOT_IMPLEMENTED: readonly [keyof QueryOptions, string][] = [
@@ -22,8 +23,29 @@ const NOT_IMPLEMENTED: readonly [keyof QueryOptions, string][] = [
 /** The options the service document and `$metadata` accept besides custom ones (URL Conventions §4.1, §4.2). */
 const DOCUMENT_OPTIONS: ReadonlySet<string> = new Set(['format', 'aliases', 'custom']);
 
-/** Throws 501 for an option without an implementation, 400 for one that does not apply to `path`. */
+/** The custom option that names the company of an unscoped URL (resolve-company.ts). */
+const COMPANY_OPTION = 'company';
+
+/**
+ * 400 for a custom option within two edits of `company` (`compnay`, `Company`, `companyId`): custom
+ * options are otherwise ignored, as OData allows, so the misspelt one would silently read the default
+ * company's data instead of the one the client named.
+ */
+function checkCompanyLookalike(custom: ReadonlyMap<string, string>): void {
+  for (const name of custom.keys()) {
+    if (name !== COMPANY_OPTION && editDistance(name, COMPANY_OPTION) <= 2) {
+      throw new UriSemanticError(
+        `The query option '${name}' is not one this service knows; did you mean '${COMPANY_OPTION}' (company=<id or name>)? Without it the request would read your default company.`,
+        name,
+        'BadRequest_InvalidRequestUrl',
+      );
+    }
+  }
+}
+
+/** Throws 501 for an option without an implementation, 400 for one that does not apply to `path` or that looks like a misspelt `company`. */
 export function checkQueryOptions(options: QueryOptions, path: BoundPath, method: string): void {
+  if (options.custom.size > 0) checkCompanyLookalike(options.custom);
   for (const [option, why] of NOT_IMPLEMENTED) {
     if (options[option] !== undefined) throw new NotImplementedError(`The system query option $${option} is not supported: ${why}.`);
   }

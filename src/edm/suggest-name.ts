@@ -4,7 +4,7 @@
  */
 
 /** Levenshtein distance, case-insensitive (a wrong capital is the most common slip in camelCase). */
-function editDistance(a: string, b: string): number {
+export function editDistance(a: string, b: string): number {
   const left = a.toLowerCase();
   const right = b.toLowerCase();
   let previous = Array.from({ length: right.length + 1 }, (_unused, index) => index);

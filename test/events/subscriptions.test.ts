@@ -2,7 +2,7 @@
  * POST/GET/DELETE {base_url}/externaleventsubscriptions (conventions §6) against a real receiver on
  * 127.0.0.1: the validation handshake (success, wrong echo, error status, redirect, timeout), the body
  * checks (scheme, known event and version, clientState length, private targets without the operator's
- * allowance), the caller's EVENTS permission in the company (401/403), the secret shown once, and the
+ * allowance), the caller's EVENTS permission in the company (403), the secret shown once, and the
  * list restricted to the companies where the caller holds EVENTS or SUPER.
  */
 import { startTestService, type TestService } from '../helpers/test-service.js';
@@ -157,7 +157,7 @@ describe('validation of the request', () => {
 });
 
 describe('who may subscribe, list and delete', () => {
-  test('EVENTS in the company is needed to subscribe: 401 without any grant there, 403 without EVENTS; no handshake', async () => {
+  test('EVENTS in the company is needed to subscribe: 403 without any grant there or without EVENTS; no handshake', async () => {
     const before = receiver.handshakes.length;
     const jsmith = await t.token('JSMITH');
     const created = await t.call('POST', SET, { body: body(), token: jsmith });

@@ -53,6 +53,21 @@ test('an unknown $-option is 400, a custom option is kept', async () => {
   expect((await t.call('GET', '/engChangeNotices?$top=1&sap-client=100')).status).toBe(200);
 });
 
+test.each(['compnay', 'Company', 'companyId', 'compan', 'cmpany'])('a custom option two edits from company (%s) is 400 naming both: it would read the default company', async (name) => {
+  const r = await t.call('GET', `/engChangeNotices?${name}=FABRIKAM&$top=1`);
+  expect([r.status, r.json.error.code, r.json.error.target]).toEqual([400, 'BadRequest_InvalidRequestUrl', name]);
+  expect(r.json.error.message).toContain(`'${name}'`);
+  expect(r.json.error.message).toContain("did you mean 'company'");
+  // By key (the kept path of a GET by key checks the options too) and on a company-scoped URL alike.
+  const id = (await t.call('GET', '/engChangeNotices?$top=1&$select=id')).json.value[0].id;
+  expect((await t.call('GET', `/engChangeNotices(${id})?${name}=FABRIKAM`)).status).toBe(400);
+});
+
+test('company itself, and custom options further from it, still answer', async () => {
+  expect((await t.call('GET', '/engChangeNotices?company=CRONUS&$top=1')).status).toBe(200);
+  expect((await t.call('GET', '/engChangeNotices?compartment=1&$top=1')).status).toBe(200);
+});
+
 test.each(['/$metadata?$top=1', '/?$filter=x%20eq%201', '/$metadata?$apply=aggregate($count%20as%20n)'])('%s → 400: the documents take $format only', async (url) => {
   const r = await t.call('GET', url);
   expect(r.status).toBe(400);

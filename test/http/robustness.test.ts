@@ -140,7 +140,7 @@ describe('3. failed authentications', () => {
       const app = createExpressApp(t.service);
       const jsmith = `Bearer ${await t.token('JSMITH')}`;
       const fabrikam = t.companyIds[1] as string;
-      for (let i = 0; i < 20; i++) await request(app).get(`/api/v2.0/companies(${fabrikam})/engChangeNotices`).set('Authorization', jsmith).expect(401);
+      for (let i = 0; i < 20; i++) await request(app).get(`/api/v2.0/companies(${fabrikam})/engChangeNotices`).set('Authorization', jsmith).expect(403);
       await request(app).get('/api/v2.0/companies').set('Authorization', 'Bearer ecn_bad').expect(401);
     } finally {
       await t.close();
@@ -218,7 +218,7 @@ describe('5-9. inputs that answered 500, oracles, maxTop', () => {
       const a = await t.call('GET', denied, { token: jsmith });
       const b = await t.call('GET', missing, { token: jsmith });
       expect(shape(a)).toEqual(shape(b));
-      expect(a.status).toBe(401);
+      expect(a.status).toBe(403);
       expect(a.text).not.toMatch(/FABRIKAM|NOPE/);
     }
   });
