@@ -18,6 +18,7 @@ import { authorize, rowScopeCompanies } from '../auth/authorize.js';
 import { readRow, recordNotFound } from '../store/resolve-path.js';
 import { dispatch } from './dispatch.js';
 import { checkQueryOptions } from './check-query-options.js';
+import { withCompanyKeyHint } from './company-key-hint.js';
 import { metadataDocument, openApiDocument, serviceDocument } from './operations/metadata.js';
 import { OPENAPI_PATH } from '../serialize/openapi.js';
 import type { ODataRequest, ODataResponse } from './request.js';
@@ -155,9 +156,17 @@ function route(svc: ServiceContext, req: ODataRequest, principal: Principal | un
   } else {
     refuseNul(req.path, 'path');
     refuseNul(req.rawQuery, 'query');
-    const path = svc.paths.parse(req.path);
+    // A company's key in the path that does not parse or bind gets a hint at the forms that work.
+    const hinted = <T>(step: () => T): T => {
+      try {
+        return step();
+      } catch (e) {
+        throw withCompanyKeyHint(svc.model, req.path, e);
+      }
+    };
+    const path = hinted(() => svc.paths.parse(req.path));
     parsed = svc.queryOptions.parse(req.rawQuery);
-    bound = bindPath(svc.model, path);
+    bound = hinted(() => bindPath(svc.model, path));
     checkQueryOptions(parsed, bound, method);
   }
   if (bound.kind === 'serviceDocument' || bound.kind === 'metadata') {

@@ -78,3 +78,20 @@ test('$format on the documents still works', async () => {
   expect((await t.call('GET', '/$metadata?$format=json')).status).toBe(200);
   expect((await t.call('GET', '/?$format=json')).status).toBe(200);
 });
+
+test('a company named in the path instead of its id: the 400 says which forms work, and the one it shows answers', async () => {
+  for (const path of ['/companies(CRONUS)/engChangeNotices', "/companies('CRONUS')/engChangeNotices"]) {
+    const r = await t.call('GET', path);
+    expect([r.status, r.json.error.code]).toEqual([400, 'BadRequest_InvalidRequestUrl']);
+    expect(r.json.error.message).toContain('companies(<id>)');
+    expect(r.json.error.message).toContain('/engChangeNotices?company=CRONUS');
+  }
+  expect((await t.call('GET', '/engChangeNotices?company=CRONUS&$top=1')).status).toBe(200);
+  // Other sets' key errors keep their own message.
+  expect((await t.call('GET', '/engChangeNotices(CRONUS)')).json.error.message).not.toContain('company=');
+});
+
+test('a malformed percent-encoding in a company key is still a 400', async () => {
+  const r = await t.call('GET', '/companies(%E0%A4%A)/engChangeNotices');
+  expect([r.status, r.json.error.code]).toEqual([400, 'BadRequest_InvalidRequestUrl']);
+});
