@@ -4,7 +4,7 @@
  * requires If-Match asks for it before any hook or database work (requireIfMatch), so a client that
  * forgot it learns so at once.
  */
-import { ifNoneMatchFailed, PreconditionFailedError, PreconditionRequiredError } from '../errors/odata-error.js';
+import { ifNoneMatchFailed, MalformedEtagError, PreconditionFailedError, PreconditionRequiredError } from '../errors/odata-error.js';
 import { etagMatches } from '../edm/etag.js';
 
 /** If-Match and If-None-Match as sent, or undefined when absent or blank. */
@@ -21,10 +21,20 @@ function present(value: string | undefined): string | undefined {
   return v === undefined || v === '' ? undefined : v;
 }
 
-/** The preconditions a request's headers state. */
+/** `*`, or entity tags separated by commas (RFC 9110 §13.1.1: `W/"..."` or `"..."`). */
+const ETAG_LIST = /^(?:\*|(?:W\/)?"[\x21\x23-\x7e\x80-\xff]*"(?:[ \t]*,[ \t]*(?:W\/)?"[\x21\x23-\x7e\x80-\xff]*")*)$/;
+
+/** The header's value if present, after checking that it is `*` or entity tags (400 otherwise). */
+function tags(header: 'If-Match' | 'If-None-Match', value: string | undefined): string | undefined {
+  const v = present(value);
+  if (v !== undefined && !ETAG_LIST.test(v)) throw new MalformedEtagError(header, v);
+  return v;
+}
+
+/** The preconditions a request's headers state; 400 for a value that is not an entity tag. */
 export function preconditionsOf(headers: Readonly<Record<string, string | undefined>>): Preconditions {
-  const ifMatch = present(headers['if-match']);
-  const ifNoneMatch = present(headers['if-none-match']);
+  const ifMatch = tags('If-Match', headers['if-match']);
+  const ifNoneMatch = tags('If-None-Match', headers['if-none-match']);
   return ifMatch === undefined && ifNoneMatch === undefined ? NO_PRECONDITIONS : { ifMatch, ifNoneMatch };
 }
 

@@ -95,6 +95,18 @@ export function ifNoneMatchFailed(): PreconditionFailedError {
   return new PreconditionFailedError('The record exists in a version the If-None-Match header excludes (* excludes every version), so the request was not carried out.');
 }
 
+/** 400 BadRequest_InvalidToken: an If-Match or If-None-Match value that is not `*` or a list of entity tags (RFC 9110 §8.8.3). */
+export class MalformedEtagError extends ODataError {
+  constructor(header: 'If-Match' | 'If-None-Match', value: string) {
+    super(
+      400,
+      'BadRequest_InvalidToken',
+      `The ${header} header ${JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}...` : value)} is not an entity tag: send the entity's @odata.etag value as it was given (W/"..."), or *.`,
+      header,
+    );
+  }
+}
+
 /** 428 BadRequest_InvalidToken: a write that needs If-Match came without it (standard, not BC's 400). */
 export class PreconditionRequiredError extends ODataError {
   constructor() {

@@ -104,7 +104,7 @@ const cases: Case[] = [
   // Preconditions
   { name: 'PATCH without If-Match', method: 'PATCH', url: E, body: { drawingNumber: 'D' }, status: 428, code: 'BadRequest_InvalidToken' },
   { name: 'PATCH with a stale ETag', method: 'PATCH', url: E, body: { drawingNumber: 'D' }, headers: { 'If-Match': 'W/"MTIz"' }, status: 412, code: 'Request_EntityChanged' },
-  { name: 'PATCH with a malformed ETag', method: 'PATCH', url: E, body: { drawingNumber: 'D' }, headers: { 'If-Match': 'garbage' }, status: 412, code: 'Request_EntityChanged' },
+  { name: 'PATCH with a malformed ETag (not an entity tag)', method: 'PATCH', url: E, body: { drawingNumber: 'D' }, headers: { 'If-Match': 'garbage' }, status: 400, code: 'BadRequest_InvalidToken' },
   { name: 'DELETE with a stale ETag', method: 'DELETE', url: E, headers: { 'If-Match': 'W/"MTIz"' }, status: 412, code: 'Request_EntityChanged' },
   { name: 'task PATCH without If-Match', method: 'PATCH', url: T, body: { processedBy: 'X' }, status: 428, code: 'BadRequest_InvalidToken' },
   { name: 'media PUT without If-Match', method: 'PUT', url: () => `${T()}/engChangeOrder/changeDescription`, body: 'x', headers: { 'Content-Type': 'text/plain' }, status: 428, code: 'BadRequest_InvalidToken' },

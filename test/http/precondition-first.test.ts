@@ -68,3 +68,34 @@ describe('428 before any hook or database work', () => {
     expect([r.status, called]).toEqual([200, ['ECN update']]);
   });
 });
+
+describe('an If-Match or If-None-Match that is not an entity tag', () => {
+  let t: TestService;
+  let ecn: string;
+  beforeAll(async () => {
+    t = await startTestService({ metadataDir: REPO_METADATA });
+    const c = `/companies(${t.companyIds[0]})`;
+    ecn = `${c}/engChangeNotices(${(await t.call('GET', `${c}/engChangeNotices?$top=1&$select=id`)).json.value[0].id})`;
+  });
+  afterAll(() => t.close());
+
+  test.each([
+    ['PATCH', 'If-Match', 'hello'],
+    ['PATCH', 'If-Match', 'W/abc'],
+    ['PATCH', 'If-Match', '"a", b'],
+    ['DELETE', 'If-Match', 'W/"unclosed'],
+    ['GET', 'If-None-Match', 'hello'],
+  ])('%s with %s: %s is a 400 saying it is not an entity tag (not the 412 of a stale one)', async (method, header, value) => {
+    const r = await t.call(method, ecn, { headers: { [header]: value }, ...(method === 'PATCH' ? { body: { drawingNumber: 'X' } } : {}) });
+    expect([r.status, r.json.error.code, r.json.error.target]).toEqual([400, 'BadRequest_InvalidToken', header]);
+    expect(r.json.error.message).toContain('is not an entity tag');
+  });
+
+  test('well-formed tags that do not match are still 412, and * and lists are accepted', async () => {
+    const stale = await t.call('PATCH', ecn, { body: { drawingNumber: 'X' }, headers: { 'If-Match': 'W/"MTIz"' } });
+    expect(stale.status).toBe(412);
+    const etag = (await t.call('GET', ecn)).headers['ETag'] as string;
+    expect((await t.call('PATCH', ecn, { body: { drawingNumber: 'Y' }, headers: { 'If-Match': `W/"MTIz", ${etag}` } })).status).toBe(200);
+    expect((await t.call('PATCH', ecn, { body: { drawingNumber: 'Z' }, headers: { 'If-Match': '*' } })).status).toBe(200);
+  });
+});
