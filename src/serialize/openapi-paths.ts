@@ -9,6 +9,11 @@
 import type { BoundAction, EdmModel, EntityType, NavigationProperty, Property } from '../edm/model.js';
 import { schemaNames, schemaRef, type Json, type JsonObject } from './openapi-schemas.js';
 
+/** 'a' or 'an' before a name, by its first letter (engChangeNotice: an). */
+function article(name: string): string {
+  return /^[aeiou]/i.test(name) ? 'an' : 'a';
+}
+
 /** `{"$ref": "#/components/parameters/<name>"}`. */
 export function parameterRef(name: string): JsonObject {
   return { $ref: `#/components/parameters/${name}` };
@@ -80,7 +85,7 @@ function collectionPaths(type: EntityType, form: UrlForm, out: Record<string, Js
     }),
   };
   if (type.capabilities.insertable) {
-    item['post'] = operation(type, form, 'create', `Create a ${type.name}`, {
+    item['post'] = operation(type, form, 'create', `Create ${article(type.name)} ${type.name}`, {
       requestBody: { required: true, content: json(schemaRef(names.create)) },
       responses: { '201': { description: 'Created', headers: { Location: { $ref: '#/components/headers/Location' }, ETag: { $ref: '#/components/headers/ETag' } }, content: json(schemaRef(names.read)) } },
     });
@@ -103,22 +108,22 @@ function entityOperations(type: EntityType, form: UrlForm, id: string, by: strin
   const names = schemaNames(type);
   const entity = { '200': { description: `The ${type.name}`, headers: { ETag: { $ref: '#/components/headers/ETag' } }, content: json(schemaRef(names.read)) } };
   const ops: Record<string, Json> = {
-    get: operation(type, form, `get${id}`, `Read a ${type.name}${by}`, { parameters: [...readOptions(type, false), parameterRef('ifNoneMatch')], responses: { ...entity, '304': NOT_MODIFIED } }),
+    get: operation(type, form, `get${id}`, `Read ${article(type.name)} ${type.name}${by}`, { parameters: [...readOptions(type, false), parameterRef('ifNoneMatch')], responses: { ...entity, '304': NOT_MODIFIED } }),
   };
   if (type.capabilities.updatable) {
-    ops['patch'] = operation(type, form, `update${id}`, `Change a ${type.name}${by}`, {
+    ops['patch'] = operation(type, form, `update${id}`, `Change ${article(type.name)} ${type.name}${by}`, {
       parameters: [parameterRef('ifMatch'), parameterRef('ifNoneMatchWrite'), parameterRef('preferReturn')],
       requestBody: { required: true, content: json(schemaRef(names.update)) },
       responses: { ...entity, '204': { description: 'Changed (with Prefer: return=minimal)' } },
     });
-    ops['put'] = operation(type, form, `replace${id}`, `Replace a ${type.name}${by} (what the body leaves out returns to its default, or null)`, {
+    ops['put'] = operation(type, form, `replace${id}`, `Replace ${article(type.name)} ${type.name}${by} (what the body leaves out returns to its default, or null)`, {
       parameters: [parameterRef('ifMatch'), parameterRef('ifNoneMatchWrite'), parameterRef('preferReturn')],
       requestBody: { required: true, content: json(schemaRef(names.update)) },
       responses: { ...entity, '204': { description: 'Replaced (with Prefer: return=minimal)' } },
     });
   }
   if (type.capabilities.deletable) {
-    ops['delete'] = operation(type, form, `delete${id}`, `Delete a ${type.name}${by}`, { parameters: [parameterRef('ifMatchOptional'), parameterRef('ifNoneMatchWrite')], responses: { '204': { description: 'Deleted' } } });
+    ops['delete'] = operation(type, form, `delete${id}`, `Delete ${article(type.name)} ${type.name}${by}`, { parameters: [parameterRef('ifMatchOptional'), parameterRef('ifNoneMatchWrite')], responses: { '204': { description: 'Deleted' } } });
   }
   return ops;
 }
@@ -127,13 +132,13 @@ function entityOperations(type: EntityType, form: UrlForm, id: string, by: strin
 function navigationItem(type: EntityType, form: UrlForm, nav: NavigationProperty): Record<string, Json> {
   const target = schemaNames(nav.target);
   const item: Record<string, Json> = {
-    get: operation(type, form, `get-${nav.name}`, `Read the ${nav.name} of a ${type.name}`, {
+    get: operation(type, form, `get-${nav.name}`, `Read the ${nav.name} of ${article(type.name)} ${type.name}`, {
       parameters: readOptions(nav.target, nav.collection),
       responses: { '200': { description: nav.collection ? `A page of ${nav.name}` : `The ${nav.name}`, content: json(schemaRef(nav.collection ? target.collection : target.read)) } },
     }),
   };
   if (nav.collection && nav.containsTarget && nav.target.capabilities.insertable) {
-    item['post'] = operation(type, form, `create-${nav.name}`, `Create a ${nav.target.name} in a ${type.name}`, {
+    item['post'] = operation(type, form, `create-${nav.name}`, `Create ${article(nav.target.name)} ${nav.target.name} in ${article(type.name)} ${type.name}`, {
       requestBody: { required: true, content: json(schemaRef(target.create)) },
       responses: { '201': { description: 'Created', headers: { Location: { $ref: '#/components/headers/Location' } }, content: json(schemaRef(target.read)) } },
     });
@@ -160,11 +165,11 @@ function actionItem(type: EntityType, form: UrlForm, action: BoundAction): Recor
 function mediaItem(type: EntityType, form: UrlForm, property: Property, contentType: string): Record<string, Json> {
   const content = { [contentType]: { schema: { type: 'string' } } };
   return {
-    get: operation(type, form, `get-${property.name}`, `Read the ${property.name} of a ${type.name}`, {
+    get: operation(type, form, `get-${property.name}`, `Read the ${property.name} of ${article(type.name)} ${type.name}`, {
       parameters: [parameterRef('ifNoneMatch')],
       responses: { '200': { description: property.description ?? property.name, content }, '304': NOT_MODIFIED },
     }),
-    put: operation(type, form, `put-${property.name}`, `Replace the ${property.name} of a ${type.name}`, {
+    put: operation(type, form, `put-${property.name}`, `Replace the ${property.name} of ${article(type.name)} ${type.name}`, {
       parameters: [parameterRef('ifMatch'), parameterRef('ifNoneMatchWrite')],
       requestBody: { required: true, content },
       responses: { '204': { description: 'Replaced' } },

@@ -79,6 +79,13 @@ test('every entity set is there in each URL form it has, with key, $count, navig
   expect(doc.paths).toHaveProperty(["/externalbusinesseventdefinitions(appId={appId},name='{name}',eventVersion='{eventVersion}')", 'get']);
 });
 
+test('summaries read as English: "an" before a vowel', () => {
+  const summaries = Object.values(doc.paths).flatMap((item) => Object.values(item as Record<string, { summary?: string }>).map((op) => op.summary ?? ''));
+  expect(summaries.some((s) => s.startsWith('Create an engChangeNotice '))).toBe(true);
+  expect(summaries.some((s) => s.startsWith('Create an engChangeNoticeComment in an engChangeNotice'))).toBe(true);
+  expect(summaries.filter((s) => /\ba [aeiouAEIOU]/.test(s))).toEqual([]);
+});
+
 test('operation ids are unique; list operations take the query options, unscoped ones ?company=', () => {
   const ids: string[] = [];
   for (const item of Object.values(doc.paths)) for (const op of Object.values(item)) if (typeof op === 'object' && op !== null && 'operationId' in op) ids.push(String(op.operationId));
