@@ -19,6 +19,7 @@ import { databaseFailure, isDatabaseFailure, StartupError } from './startup-erro
 import { watch } from './watch.js';
 import { demoToken, type DemoToken } from './demo-token.js';
 import { DatabaseLocationError, parseDatabaseLocation, redactUrl } from '../db/database-location.js';
+import { applyServerTimeouts } from '../http/server-timeouts.js';
 import { isServeWorker, MAX_WORKERS, runWorkers, tellPrimary } from './serve-workers.js';
 
 /** Help text of `serve`. */
@@ -169,7 +170,7 @@ async function startServing(argv: string[]): Promise<Server | undefined> {
   return await new Promise<Server>((resolve, reject) => {
     // The request listener on node's server, as express-app's listen does; the URL and token are printed
     // only from 'listening', never after a listen error (the callback of app.listen hears both).
-    const server = http.createServer(listener);
+    const server = applyServerTimeouts(http.createServer(listener));
     server.once('error', (e: NodeJS.ErrnoException) => {
       void service.close().finally(() => reject(listenFailure(host, port, e)));
     });

@@ -23,6 +23,7 @@ import { compressionApplies, endNegotiated } from './compress.js';
 import { Cors } from './cors.js';
 import { Site } from '../site/site.js';
 import { hasBody, readBody } from './read-body.js';
+import { applyServerTimeouts } from './server-timeouts.js';
 import { toODataRequest } from './to-odata-request.js';
 
 /** A node:http request listener. */
@@ -146,7 +147,7 @@ export function createExpressApp(service: Service): Express {
   app.use((req, res) => listener(req, res));
   // express's own listen, with the listener in place of the app: the callback also hears a listen error.
   const listen = (...args: unknown[]): http.Server => {
-    const server = http.createServer(listener);
+    const server = applyServerTimeouts(http.createServer(listener));
     const last = args[args.length - 1];
     if (typeof last === 'function') {
       let called = false;
