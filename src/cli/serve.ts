@@ -20,6 +20,7 @@ import { watch } from './watch.js';
 import { demoToken, type DemoToken } from './demo-token.js';
 import { DatabaseLocationError, parseDatabaseLocation, redactUrl } from '../db/database-location.js';
 import { applyServerTimeouts } from '../http/server-timeouts.js';
+import { DOCS_PATH } from '../site/docs-page.js';
 import { isServeWorker, MAX_WORKERS, runWorkers, tellPrimary } from './serve-workers.js';
 
 /** Help text of `serve`. */
@@ -204,9 +205,12 @@ const WORKER_EXIT_MS = 2_000;
 
 /** What `serve` prints once it listens (with --workers: once every worker listens). */
 function printBanner(host: string, port: number, serviceRoot: string, dbFile: string, admin: DemoToken | undefined, workers: number | undefined): void {
-  const root = `http://${host.includes(':') ? `[${host}]` : host}:${port}${serviceRoot}`;
+  const origin = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const root = `${origin}${serviceRoot}`;
   const processes = workers === undefined ? '' : `, ${workers} worker${workers === 1 ? '' : 's'}`;
   console.log(`ecn-odata serving ${root}/ (database ${redactUrl(dbFile)}${processes})`);
+  console.log(`  index page:       ${origin}/`);
+  console.log(`  API docs:         ${origin}${DOCS_PATH}`);
   console.log(`  service document: ${root}/`);
   console.log(`  metadata:         ${root}/$metadata`);
   if (admin !== undefined) {

@@ -57,9 +57,13 @@ test('seed writes the demo data once', () => {
   expect(second.stdout).toContain('nothing seeded');
 });
 
-test('serve --seed demo prints the service root and an ADMIN token, and answers on it', async () => {
+test('serve --seed demo prints the service root, the index page, the API docs and an ADMIN token, and answers on each', async () => {
   const server = await startServeProcess();
   try {
+    const origin = new URL(server.url).origin;
+    expect(server.banner).toContain(`index page:       ${origin}/\n`);
+    expect(server.banner).toContain(`API docs:         ${origin}/docs\n`);
+    for (const page of ['/', '/docs']) expect((await fetch(`${origin}${page}`)).status).toBe(200);
     expect((await fetch(`${server.url}/engChangeNotices?$top=2`)).status).toBe(401);
     const r = await fetch(`${server.url}/engChangeNotices?$top=2`, { headers: { Authorization: `Bearer ${server.token}` } });
     expect(r.status).toBe(200);
