@@ -24,6 +24,7 @@ import { prepareWorkFolder, RESULTS, WORK } from './lib/work-folder.mjs';
 import { seedBenchDatabase, BENCH_COMPANY } from './lib/bench-data.mjs';
 import { freePort, killAllNow, memoryMiB, oursNodeFlags, oursToken, startNode, startOurs, stopAll, waitHttp } from './lib/servers.mjs';
 import { checkTargets, formatChecks } from './lib/targets.mjs';
+import { appendHistory, HISTORY } from './lib/history.mjs';
 
 const { values: args } = parseArgs({ options: { only: { type: 'string' }, engine: { type: 'string', default: 'sqlite' } } });
 if (args.engine !== 'sqlite' && args.engine !== 'postgres') {
@@ -122,6 +123,14 @@ async function main() {
   fs.copyFileSync(txtOut, path.join(RESULTS, 'bench-latest.txt'));
   fs.copyFileSync(jsonOut, path.join(RESULTS, 'bench-latest.json'));
   log(`wrote ${path.relative(process.cwd(), txtOut)} and ${path.relative(process.cwd(), jsonOut)}`);
+  appendHistory({
+    engine: 'sqlite',
+    ratios: checks.rows.map((r) => [r.name, r.rpsRatio]),
+    raw: checks.rows.filter((r) => r.rawTarget !== undefined).map((r) => [r.name, r.rawRatio]),
+    peakMiB: peak.ours?.hwm ?? null,
+    only: args.only,
+  });
+  log(`added the run to ${path.relative(process.cwd(), HISTORY)}`);
   const oursFailed = doc.scenarios.filter((s) => s.targets.ours?.status !== 'ok').map((s) => s.name);
   if (oursFailed.length > 0) {
     log(`FAIL on ours: ${oursFailed.join(', ')}`);

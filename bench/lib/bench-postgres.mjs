@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { RESULTS, WORK, installPeer } from './work-folder.mjs';
+import { appendHistory, HISTORY } from './history.mjs';
 import { seedBenchDatabase, BENCH_COMPANY } from './bench-data.mjs';
 import { copyToPostgres } from './copy-to-postgres.mjs';
 import { startBenchPostgres } from './postgres-server.mjs';
@@ -131,6 +132,11 @@ export async function benchPostgres({ work, settings, onlyArgs, stamp, log }) {
     console.log(`\n${report}`);
     fs.appendFileSync(`${prefix}.txt`, `\n${report}\n`);
     log(`wrote ${path.relative(process.cwd(), `${prefix}.txt`)} and ${path.relative(process.cwd(), `${prefix}.json`)}`);
+    const ratio = (s, target) => (s.targets[target]?.status === 'ok' && s.targets['cap-pg']?.status === 'ok' ? s.targets[target].rps / s.targets['cap-pg'].rps : undefined);
+    const only = onlyArgs[1];
+    appendHistory({ engine: 'postgres', ratios: doc.scenarios.map((s) => [s.name, ratio(s, 'ours-pg')]), peakMiB: peak['ours-pg']?.hwm ?? null, only });
+    appendHistory({ engine: 'postgres --workers 2', ratios: doc.scenarios.map((s) => [s.name, ratio(s, 'ours-pg-w2')]), peakMiB: null, only });
+    log(`added the run to ${path.relative(process.cwd(), HISTORY)}`);
     return doc.scenarios.some((s) => s.targets['ours-pg']?.status !== 'ok' || s.targets['ours-pg-w2']?.status !== 'ok') ? 1 : 0;
   } finally {
     await server.stop().catch((e) => log(`stopping PostgreSQL: ${e instanceof Error ? e.message : String(e)}`));
