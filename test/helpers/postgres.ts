@@ -16,7 +16,7 @@ interface ServerInfo {
 
 function server(): ServerInfo {
   const info = process.env['ECN_TEST_POSTGRES'];
-  if (info === undefined) throw new Error('No PostgreSQL server for the tests: jest.config.js starts one in test/postgres/global-setup.mjs.');
+  if (info === undefined) throw new Error('No PostgreSQL server for the tests: `npm run test:postgres` starts one (jest.postgres.config.js, test/postgres/global-setup.mjs); list a suite that needs it in POSTGRES_SUITES of jest.config.js.');
   return JSON.parse(info) as ServerInfo;
 }
 
@@ -45,7 +45,7 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** true on the run of the tests against PostgreSQL (jest.config.js project "postgres"): test services open a database there. */
+/** true on the run of the tests against PostgreSQL (jest.postgres.config.js project "postgres"): test services open a database there. */
 export function onPostgres(): boolean {
   return process.env['ECN_TEST_ENGINE'] === 'postgres';
 }

@@ -59,7 +59,7 @@ export async function startTestService(
   opts: { metadataDir?: string; dbFile?: string; engine?: 'sqlite' | 'postgres'; seed?: boolean; defaultCompany?: string; rules?: readonly EntityHooks[]; jwt?: JwtSettings; authRateLimit?: { windowMs: number; max: number }; webhooks?: Partial<WebhookOptions>; corsOrigins?: readonly string[]; publicMetadata?: boolean } = {},
 ): Promise<TestService> {
   const webhooks: WebhookOptions = { ...DEFAULT_WEBHOOKS, deliver: false, ...opts.webhooks };
-  // On the PostgreSQL run (jest.config.js project "postgres"), or when `engine` asks for it, a fresh
+  // On the PostgreSQL run (jest.postgres.config.js project "postgres"), or when `engine` asks for it, a fresh
   // database of its own (dropped by close) instead of SQLite's memory.
   const engine = opts.engine ?? (onPostgres() ? 'postgres' : 'sqlite');
   const pg = opts.dbFile === undefined && engine === 'postgres' ? await createEmptyDatabase('svc') : undefined;

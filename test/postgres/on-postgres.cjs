@@ -1,3 +1,3 @@
-// Jest setup file of the "postgres" project (jest.config.js): the suites it runs open their test
+// Jest setup file of the "postgres" project (jest.postgres.config.js): the suites it runs open their test
 // services on PostgreSQL (test/helpers/postgres.ts onPostgres).
 process.env.ECN_TEST_ENGINE = 'postgres';
