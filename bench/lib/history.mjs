@@ -22,6 +22,9 @@ function commit() {
   }
 }
 
+/** The commit when the bench started (the build it measures), not when it ended. */
+const MEASURED = commit();
+
 /**
  * Appends one run: `ratios` are [scenario, ours/peer] pairs (undefined where a target failed), `raw`
  * [scenario, ours/raw] pairs, `peakMiB` our peak RSS (null when unknown).
@@ -30,7 +33,7 @@ export function appendHistory({ engine, ratios, raw = [], peakMiB, only }) {
   const f = (x, d) => (x === undefined || x === null || Number.isNaN(x) ? '-' : x.toFixed(d));
   const line = [
     new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
-    commit(),
+    MEASURED,
     only === undefined ? engine : `${engine} (only ${only})`,
     ratios.map(([name, r]) => `${name}=${f(r, 1)}x`).join(' '),
     raw.map(([name, r]) => `${name}=${f(r, 2)}x`).join(' ') || '-',
