@@ -1,7 +1,8 @@
 /**
  * Jest runs the TypeScript sources as native ES modules through @swc/jest (no type check: `npm run build`
- * does that, and `npm test` builds first, which the suites that spawn dist/src/cli/main.js need). The
- * suites are split in tiers; each test file runs in exactly one of them:
+ * does that, and the tiers build first, which the suites that spawn dist/src/cli/main.js need). The
+ * suites are split in tiers, each test file in exactly one (the PostgreSQL tier also runs some of the
+ * first tier's suites a second time, on PostgreSQL):
  *
  * - `npm test` (this file, project "sqlite"): every suite under test/ on SQLite, with no server to start
  *   (unit, SQL golden, HTTP, rules, events, CLI, browser where Chromium is installed), except the two
@@ -10,8 +11,8 @@
  *   (POSTGRES_SUITES, project "postgres-only"), and the HTTP, rule, event, multi-instance and browser
  *   suites again on PostgreSQL (project "postgres": test services open a fresh database on the server
  *   its global setup starts, test/helpers/test-service.ts). Only this tier starts the embedded server.
- * - `npm run test:load` (jest.load.config.js): LOAD_SUITES on SQLite, the suites that run load, time
- *   things or start several `serve` processes for tens of seconds.
+ * - `npm run test:load` (jest.load.config.js): LOAD_SUITES on SQLite, one at a time: load, latency
+ *   under it, and `serve` processes killed, restarted or run side by side, for tens of seconds each.
  * - `npm run test:conformance` (jest.conformance.config.js): test/conformance, which reads the OASIS
  *   corpus in ../shared/conformance.
  *
@@ -61,12 +62,17 @@ export const POSTGRES_SUITES = existing([
   'test/unit/query/plan-returning-postgres.test.ts',
 ]);
 
-/** The suites of `npm run test:load`: load, latency comparisons and several `serve` processes for tens of seconds each. */
+/**
+ * The suites of `npm run test:load` (10 to 40 s each on 2 cores): load and latency under it (hostile-load,
+ * robustness, events/load), and `serve` processes killed, restarted or run side by side on one database
+ * (crash-recovery, test/multi-instance).
+ */
 export const LOAD_SUITES = existing([
   'test/http/hostile-load.test.ts',
   'test/http/robustness.test.ts',
   'test/events/load.test.ts',
   'test/events/crash-recovery.test.ts',
+  'test/multi-instance/access-changes.test.ts',
   'test/multi-instance/several-serve-processes.test.ts',
   'test/multi-instance/start-while-writing.test.ts',
 ]);
@@ -90,6 +96,9 @@ export default {
     },
   ],
   testTimeout: 30000,
+  // One worker per core (jest's default leaves one core to itself): the suites wait on child processes,
+  // threads and sockets as much as they compute, and on 2 cores 2 workers take about half the time of 1.
+  maxWorkers: '100%',
   // No PostgreSQL server here: only the run's temporary directory (test/run-temp-dir.mjs).
   globalSetup: '<rootDir>/test/global-setup.mjs',
   globalTeardown: '<rootDir>/test/global-teardown.mjs',

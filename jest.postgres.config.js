@@ -25,6 +25,7 @@ export default {
     },
   ],
   testTimeout: 30000,
+  maxWorkers: '100%',
   // One PostgreSQL server for the run; each test file that needs it makes its own database.
   globalSetup: '<rootDir>/test/postgres/global-setup.mjs',
   globalTeardown: '<rootDir>/test/postgres/global-teardown.mjs',
