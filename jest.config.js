@@ -64,12 +64,14 @@ export const POSTGRES_SUITES = existing([
 
 /**
  * The suites of `npm run test:load` (10 to 40 s each on 2 cores): load and latency under it (hostile-load,
- * robustness, events/load), and `serve` processes killed, restarted or run side by side on one database
- * (crash-recovery, test/multi-instance).
+ * robustness, events/load), read threads held to deadlines of a few hundred ms (sqlite-read-pool), and
+ * `serve` processes killed, restarted or run side by side on one database (crash-recovery,
+ * test/multi-instance). Run one at a time, nothing else competes with their timings.
  */
 export const LOAD_SUITES = existing([
   'test/http/hostile-load.test.ts',
   'test/http/robustness.test.ts',
+  'test/unit/db/sqlite/sqlite-read-pool.test.ts',
   'test/events/load.test.ts',
   'test/events/crash-recovery.test.ts',
   'test/multi-instance/access-changes.test.ts',
