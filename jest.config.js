@@ -77,6 +77,7 @@ export const LOAD_SUITES = existing([
   'test/multi-instance/access-changes.test.ts',
   'test/multi-instance/several-serve-processes.test.ts',
   'test/multi-instance/start-while-writing.test.ts',
+  'test/unit/cli/readme-postgres.test.ts',
 ]);
 
 /** testMatch globs of exactly these files. */
