@@ -5,7 +5,7 @@
  * GUIDs but the GUIDs themselves, so it is done once per path shape (the path with its GUID runs
  * blanked out) and later paths of that shape get a copy of the bound path with their GUIDs put in:
  * the resource path templates, the binder and the option checks took about 5 µs of a GET by key
- * under load, this takes under one.
+ * under load, and the copy is a small part of that.
  *
  * A shape is kept only when the binding of the path it was learnt from is exactly that: one step, an
  * entity by key, whose key is the path's last GUID, and the company of `companies(<id>)` its first

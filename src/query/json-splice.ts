@@ -3,10 +3,9 @@
  * expansions (`_json`, the row's first column) and the expansions' JSON texts as columns of their own,
  * and the reader splices them in before the object's closing brace (query/plan-select.ts
  * planSplicedSelect). On PostgreSQL the splice in SQL cost the server a fifth of the statement
- * (rtrim measures the text character by character, and each `||` copies the text so far): for the 20
- * ECNs of `$expand=engChangeNoticeComments,engChangeNoticeBOMLines&$top=20`, 620-667 -> 493-520 µs of
- * the server's CPU for the statement (less its fallback object) in a loop. In JavaScript the slice and the concatenations make
- * string ropes, flattened once when the page's texts are joined.
+ * (rtrim measures the text character by character, and each `||` copies the text so far) for a page
+ * of ECNs with their comments and BOM lines expanded. In JavaScript the slice and the concatenations
+ * make string ropes, flattened once when the page's texts are joined.
  */
 
 /** The members to splice, in order: texts as they are, numbers the index of a row column whose value is JSON text. */

@@ -79,8 +79,7 @@ export const PAGE_ALIAS = '_page';
 /**
  * `e1,e2,...` of the entity JSON texts of a page read, in its order (SQLite aggregates the rows of
  * an ordered subquery in that order, as expanded collections rely on too); NULL for no rows. The
- * response brackets it: in SQL the brackets copied the whole page twice more (a 100-row page of ECNs,
- * 61 KB: 300 -> 255 µs for the statement in a loop).
+ * response brackets it: in SQL the brackets copied the whole page twice more.
  */
 function pageTextStatement(dialect: Dialect, rows: SelectNode): SelectNode {
   const page = dialect.jsonTextList(col('p', JSON_ALIAS));
@@ -147,7 +146,7 @@ const COUNT_STAR: SqlExpr = { kind: 'call', name: 'count', args: [{ kind: 'star'
  * `count(*)` of the rows a read selects. A whole company-scoped set (no path condition, no filter) is
  * counted without the company condition when the database holds one company: every row references an
  * existing company (foreign key), so the counts are equal, and SQLite counts a table without reading
- * its rows (10 µs instead of 200 µs for 10,000 rows). Both counts are in one statement (one snapshot).
+ * its rows. Both counts are in one statement (one snapshot).
  * Where the database keeps the count of each company's whole set (EngineCapabilities.keptSetCount: PostgreSQL,
  * which visits every row to count them), that is read instead.
  */

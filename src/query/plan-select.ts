@@ -84,9 +84,8 @@ export function companyCondition(type: EntityType, alias: string, companyId: str
  * true when `order` already puts the rows of one company in one order: it sorts by every column of a
  * unique property or alternate key, none of them nullable (NULLs repeat in a unique index). Then the
  * key is not appended: PostgreSQL does not see that the key adds nothing and sorted what the index
- * gave it again (an incremental sort of the 100-row page of ECNs by number, id: 310-410 -> 230-270 µs
- * of the server's CPU). Keyset paging still compares the key (plan-page.ts), which changes nothing
- * where these values are unique.
+ * gave it again (an incremental sort of a page of ECNs ordered by number, then id). Keyset paging
+ * still compares the key (plan-page.ts), which changes nothing where these values are unique.
  */
 export function ordersUniquely(type: EntityType, alias: string, order: readonly OrderItem[]): boolean {
   return sortsUniquely(type, new Set(order.flatMap((o) => (o.expr.kind === 'column' && o.expr.table === alias ? [o.expr.column] : []))));

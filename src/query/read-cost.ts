@@ -33,10 +33,9 @@ export interface ReadCost {
 }
 
 /**
- * What writing an entity's JSON costs in rows examined (a filter test): on the bench data (10,000
- * ECNs, in-process, 2026-11-24, machine shared), contains() over all ECNs took 0.19 µs a row, a page
- * of 1,000 ECNs 6.1 µs an entity (its computed fields included), expanded comments and BOM lines
- * 2.6 µs an entity (/tmp calibration script, the measurement in the issue 13 note).
+ * What writing an entity's JSON costs in rows examined (a filter test): on the bench data, writing an
+ * ECN (its computed fields included) took about as long as a contains() testing 30 rows, an expanded
+ * comment or BOM line about half that (EXPANDED_WEIGHT).
  */
 export const OUTPUT_WEIGHT = 30;
 /** What writing an expanded entity's JSON costs in rows examined (see OUTPUT_WEIGHT). */

@@ -57,7 +57,7 @@ export interface Dialect {
   /**
    * true when `likeEscape` is LIKE's own escape character, so no ESCAPE clause is written. PostgreSQL's
    * is the backslash; with `ESCAPE '\'` written, a generic plan called like_escape() on the pattern
-   * for every row it tested (a contains() over 1,200 ECNs: 440-460 -> 400-420 µs of the server's CPU).
+   * for every row it tested.
    */
   readonly likeEscapeIsDefault: boolean;
   /** Value bound for a boolean. */
@@ -120,7 +120,7 @@ export interface Dialect {
   /**
    * A LIMIT or OFFSET value as the statement should carry it. SQLite: `CAST(? AS INTEGER)`, because
    * a bare bound LIMIT makes SQLite 3.53 re-prepare the statement on every execution (the planner
-   * reads the bound value): 10 µs on a GET by key, measured.
+   * reads the bound value), a cost paid by every GET by key.
    */
   rowLimit(e: SqlExpr): SqlExpr;
   /**

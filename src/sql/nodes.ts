@@ -36,8 +36,8 @@ export type SqlExpr =
   /**
    * A name printed into the SQL text as a string literal: JSON member names from the model and the
    * dialect's own words, never user strings. The compiler refuses anything but letters, digits, `_`,
-   * `.` and `@`, so the literal cannot end early. Binding them instead cost 27 string conversions
-   * per statement (about 1.8 µs of a 12 µs GET by key).
+   * `.` and `@`, so the literal cannot end early. Binding them instead cost a string conversion per
+   * name and statement (about 1.8 µs of a GET by key).
    */
   | { readonly kind: 'name'; readonly value: string }
   | { readonly kind: 'binary'; readonly operator: SqlBinaryOperator; readonly left: SqlExpr; readonly right: SqlExpr }

@@ -1,7 +1,7 @@
 /**
  * UUID version 7 keys (RFC 9562) through the uuid package, with the random bytes taken from a pool
- * filled 4 KiB at a time: uuid's own generator asks the system for 16 bytes per key, which took ~12 µs,
- * a tenth of a bulk-imported row. The millisecond and the 31-bit sequence are kept here as uuid keeps
+ * filled 4 KiB at a time: uuid's own generator asks the system for 16 bytes per key, which took a
+ * tenth of a bulk-imported row's time. The millisecond and the 31-bit sequence are kept here as uuid keeps
  * them (a fresh random sequence per millisecond, incremented within it), so keys stay monotonic.
  */
 import { randomFillSync } from 'node:crypto';

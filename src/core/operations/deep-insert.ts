@@ -7,7 +7,7 @@
  * its beforeWrite hook runs before the transaction and its validateWrite hook inside it. The reference
  * to the parent is set from the parent's key; a body that names another parent is a 400. A deep insert
  * is one synchronous transaction, so the children it may hold are bounded (limits.maxNestedEntities:
- * a thousand children held the event loop about 100 ms, measured).
+ * a thousand children held the event loop about 100 ms).
  */
 import type { EntityType, NavigationProperty, Property } from '../../edm/model.js';
 import { jsonToStored, type StoredValue } from '../../edm/values.js';

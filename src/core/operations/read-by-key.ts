@@ -5,8 +5,8 @@
  * same steps in the same order, less the per-request work that gives the same result for every key:
  * the read's plan, its context URL and its format are kept per shape, company, service root URL and
  * Accept header, and a request fills its values into the kept statement. Under load that work took
- * about 13 µs of a GET by key (65-68 -> 52-55 µs of CPU in an A/B: the operation context, dispatch,
- * path resolution, the plan cache's key, the closures of readEntity).
+ * about 13 µs of a GET by key (the operation context, dispatch, path resolution, the plan cache's
+ * key, the closures of readEntity).
  *
  * Whatever is not the plain case goes back to the general route, which then answers as always:
  * `readByKey` gives undefined before doing anything (the companies set and row-scoped types, whose

@@ -173,9 +173,7 @@ export class PostgresDatabase implements Statements {
  * Every statement is prepared once per connection with its values as parameters, and PostgreSQL's
  * default (plan_cache_mode auto) planned most of ours again at every execution: the generic plan of a
  * page with `LIMIT $n` looks dearer than the custom ones, though it is the same plan. Planning cost
- * 15-25 % of the server's CPU per read (bench data, one connection, 800-1,500 runs of each bench read:
- * the 100-row page 1,210-1,270 -> 1,010-1,030 µs, filter + orderby 625-650 -> 490-500, tasks by status
- * 890 -> 690-710, expand 2,430-2,630 -> 2,010-2,080). Such a plan does not know a LIKE pattern, so
+ * up to a quarter of the server's CPU per read. Such a plan does not know a LIKE pattern, so
  * `startswith` also states its prefix's range (query/plan-expression.ts), which narrows an index as the
  * pattern did; and one plan serves a value with few rows and one with many alike. It is a start-up
  * option of each connection (as statement_timeout is), so no statement runs before it.

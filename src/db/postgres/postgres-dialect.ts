@@ -104,18 +104,15 @@ const MAX_IDENTIFIER_BYTES = 63;
  *
  * Given the `level` that reads the row, the one-row SELECT is joined there as a LATERAL derived
  * table and the object is `row_to_json` of its alias: PostgreSQL pulls the SELECT up into the
- * level's own columns, where a scalar subquery is a subplan run per row. Server CPU with the generic
- * plans the connections use (bench data, loops of 500 runs, four rounds): the page of 100 entities
- * 1,040-1,100 -> 940-1,000 µs, 20 entities with their comments and BOM lines 1,900-2,300 -> 1,540-1,620,
- * the tasks page unchanged (700-760 against 680-860).
+ * level's own columns, where a scalar subquery is a subplan run per row.
  *
  * Callers offer the level only for an object the planner counts as costly (with its `@odata.etag`:
  * plan-entity-json.ts). The planner postpones a costly column past a sort with a LIMIT, so the
  * object is built for the rows kept; it computes a cheap one (plain columns) below the sort, for
  * every row sorted, and in a parallel plan in the workers, where a scalar subquery (parallel
- * restricted) stays above the Gather: 2.4x slower on 120,000 comments with odata.metadata=none, found
- * by a review. Nor when a member is JSON text of an expansion: those subqueries may call the
- * volatile odata_raise_limit, and PostgreSQL does not pull up a SELECT with a volatile function.
+ * restricted) stays above the Gather: 2.4x slower on 120,000 comments with odata.metadata=none. Nor
+ * when a member is JSON text of an expansion: those subqueries may call the volatile
+ * odata_raise_limit, and PostgreSQL does not pull up a SELECT with a volatile function.
  * test/unit/db/postgres/postgres-dialect.test.ts checks the plans.
  */
 function jsonObject(members: readonly { readonly key: string; readonly value: SqlExpr; readonly json: boolean }[], level?: LateralJoins): SqlExpr {

@@ -8,13 +8,12 @@
  * A transaction's body works through the `tx` it is given (a nested one through `tx.savepoint`), as
  * the write path does (store/write-session.ts). No async context says which transaction a statement
  * belongs to: AsyncLocalStorage's promise hooks cost every promise of the process, reads included,
- * once its first transaction ran (A/B with the bench's data and 16 clients: the change set's node CPU
- * 787-847 -> 517-577 µs a request and 929-1,080 -> 1,257-1,396 req/s, a comment POST 320-328 -> 248-302
- * µs, a GET by key 125-129 -> 113-124 µs). So `engine.transaction` or a statement of `db` called from
- * inside a body is not part of it, unlike on SQLite, where one connection makes it so: a transaction
- * would wait for the batch its caller holds. The one exception is a command's outer transaction
- * (outerTransaction: seed, import --atomic, the only users of their process): while it is open,
- * every transaction is a savepoint of it, and `db` and the reads run on its connection.
+ * once its first transaction ran (a third of the node CPU of a `$batch` change set). So
+ * `engine.transaction` or a statement of `db` called from inside a body is not part of it, unlike on
+ * SQLite, where one connection makes it so: a transaction would wait for the batch its caller holds.
+ * The one exception is a command's outer transaction (outerTransaction: seed, import --atomic, the
+ * only users of their process): while it is open, every transaction is a savepoint of it, and `db`
+ * and the reads run on its connection.
  */
 import type { Engine, EngineLimits, Statements, Transaction } from '../engine.js';
 import type { CompiledQuery } from '../../sql/compile.js';
@@ -146,10 +145,8 @@ export class PostgresEngine implements Engine {
    * The access version as a write batch's COMMIT left it, told before the batch's jobs settle: when it
    * changed since the last batch's, the cache epoch moves, so the requests after such a write (a grant
    * or token changed in this instance) check the version again. Other writes leave the lookups cached:
-   * moving the epoch after each of them cost a read of the version per request under writes (A/B on
-   * the bench's data, 16 clients, 4 s rounds: comment POST 2,760-3,166 -> 3,218-3,543 req/s and with
-   * two workers 2,236-2,544 -> 2,686-2,968; PATCH 3,498-3,738 -> 4,405-4,443 and 2,742-3,251 ->
-   * 3,440-3,580).
+   * moving the epoch after each of them cost a read of the version per request under writes, up to a
+   * fifth of the writes a second.
    */
   private accessVersionCommitted(version: unknown): void {
     if (version === this.accessVersion) return;

@@ -4,17 +4,14 @@
  * Why: the write path reads first and then writes (If-Match versions, the next line number, the
  * parent's row counters, unique and cycle checks), so its transactions are SERIALIZABLE. When many
  * clients write under one parent (the comments of one ECN bump its counter), nearly every transaction
- * loses a serialization conflict and runs again: measured with 16 clients, one row of a read-then-write
- * took 290 commits/s with 11,914 failed runs in 4 s, and the bench's PATCH and POST answered with a p99
- * of 440 ms. Taking turns before the snapshot is taken removes those conflicts: a transaction that
- * starts after the previous one committed sees its changes.
+ * loses a serialization conflict and runs again: with 16 clients writing one row, about ten runs
+ * failed for each that committed. Taking turns before the snapshot is taken removes those conflicts:
+ * a transaction that starts after the previous one committed sees its changes.
  *
  * How: the transactions that become ready while one batch runs form the next batch (up to `maxBatch`),
  * and those that become ready while a pipelined batch still waits for its turn join it (`together`):
  * with two instances writing, a batch waits for the other's about as long as it holds the turn, and
- * the jobs of that wait used to form a batch of their own, with its own wait (in A/B runs with
- * `--workers 2` and 16 clients: comment POST 834-1,162 -> 981-1,425 req/s, PATCH 1,205-1,456 ->
- * 1,489-1,846, the change set 639-697 -> 743-792; one instance unchanged).
+ * the jobs of that wait used to form a batch of their own, with its own wait.
  * A batch holds the database's write turn: its transaction's first statement locks an empty table
  * (`_writeTurn`), so every instance's batches take turns. LOCK TABLE takes no snapshot, so the
  * transaction's snapshot is taken after the turn is given, and the lock ends with the transaction; BEGIN
@@ -47,9 +44,8 @@
  * several statements (a read, then a write) waits for the one before and is waited for. The parts of a
  * transaction in parts (a `$batch` change set, Engine.transactionInParts) are one job that commits or
  * fails whole, and each of its parts is followed as a job is: three comment POSTs in a change set
- * were three round trips, one behind the other, and are now sent together (in A/B runs of the bench's
- * change set with 16 clients, 475-512 -> 815-844 req/s). A part after one that failed is not started
- * (the job fails with the first part's error, TransactionPartError).
+ * were three round trips, one behind the other, and are now sent together. A part after one that
+ * failed is not started (the job fails with the first part's error, TransactionPartError).
  *
  * A batch can end with a read (`closingRead`) sent in one message with its COMMIT, no round trip of
  * its own: what it answers is the database as of that commit, this batch's writes included, and is

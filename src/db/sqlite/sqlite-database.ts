@@ -159,8 +159,8 @@ export class Database {
  * selectivity per index). Every statement here is shared by all requests of a shape and carries its
  * values as parameters; with samples present, SQLite (built with STAT4, as better-sqlite3 is) lets
  * the plan depend on the bound values and re-prepares the statement each time they are bound, which
- * is every run: 30 µs of a 68 µs `$top=1` page, measured on the bench data. SQLite's own switch for
- * this (SQLITE_DBCONFIG_ENABLE_QPSG) is not reachable from better-sqlite3.
+ * is every run: about 30 µs of a `$top=1` page. SQLite's own switch for this
+ * (SQLITE_DBCONFIG_ENABLE_QPSG) is not reachable from better-sqlite3.
  */
 function forgetValueSamples(raw: BetterSqlite3.Database): void {
   const stat4 = raw.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'sqlite_stat4'").get();
@@ -186,7 +186,7 @@ export function openDatabase(file: string): Database {
   raw.pragma('case_sensitive_like = ON');
   // The statement journal in memory instead of a temporary file: a statement on a table with triggers
   // (counters, kept entity JSON) inside a longer transaction copies each page it changes again there
-  // first, and as a file that was ~11 writes of 4 KiB an INSERT (12 µs of 20, measured in a loop).
+  // first, and as a file those copies were more than half of an INSERT's time.
   raw.pragma('temp_store = MEMORY');
   forgetValueSamples(raw);
   registerSqliteFunctions(raw);

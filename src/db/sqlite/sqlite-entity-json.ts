@@ -1,9 +1,8 @@
 /**
  * Each row's entity JSON kept in its hidden column `_entityJson` on SQLite too (EngineCapabilities.storedEntityJson),
- * so a read copies one text per row instead of building it: the page of 20 ECNs with their 300
- * comments and BOM lines, 490 µs of SQLite's time as the objects were built, 241 µs copying them
- * (the statement in a loop on the bench data). The JSON is the object query/plan-stored-json.ts
- * defines, kept by triggers in the database, so every writer's change counts:
+ * so a read copies one text per row instead of building it: for a page of ECNs with their comments
+ * and BOM lines, copying took SQLite half the time building did. The JSON is the object
+ * query/plan-stored-json.ts defines, kept by triggers in the database, so every writer's change counts:
  * - AFTER INSERT (of a row with its stored ETag), and AFTER UPDATE when a column it reads changed or
  *   the text was set to NULL, the row's JSON is built again (SQLite's BEFORE triggers cannot set the
  *   new row's columns, so the trigger updates the row; that update does not fire it again, also where

@@ -1,10 +1,10 @@
 /**
  * SQLite's triggers for the counts of related rows kept in hidden columns of the source table, for `exists` computed properties
  * (bomExists: the ECN has BOM lines). A read then tests a column instead of running a correlated
- * EXISTS per row: two such properties cost 100 µs of a 275 µs 100-row page of ECNs (measured on the
- * bench data). Triggers on the target table keep the count on insert, delete (foreign-key cascades
- * included) and on updates that move a row to another source; they live in the database, so every
- * connection's writes are counted, not only the service's.
+ * EXISTS per row: two such properties cost over a third of a page of ECNs. Triggers on the target
+ * table keep the count on insert, delete (foreign-key cascades included) and on updates that move a
+ * row to another source; they live in the database, so every connection's writes are counted, not
+ * only the service's.
  *
  * At start-up `maintainRowCounters` (re)creates the triggers of each counter whose definition changed
  * or is new, and then recounts it from the rows (so a new counter on an old database starts right).
