@@ -31,8 +31,8 @@ function typeParameters(type: EntityType): Record<string, JsonObject> {
   const navigations = type.navigations.filter((n) => n.exposed).map((n) => n.name);
   return {
     [`select.${type.name}`]: namesParameter('$select', 'The properties to return (OData URL Conventions §5.1.3).', properties),
-    [`expand.${type.name}`]: namesParameter('$expand', 'Related entities to return inline; nested options in parentheses, e.g. engChangeNoticeComments($top=5) (§5.1.2).', navigations),
-    [`orderby.${type.name}`]: namesParameter('$orderby', 'Sort order; the key is always appended (§5.1.4).', properties.flatMap((p) => [p, `${p} desc`])),
+    [`expand.${type.name}`]: namesParameter('$expand', 'Related entities to return inline; nested options in parentheses, e.g. engChangeNoticeComments($top=5) (OData URL Conventions §5.1.2).', navigations),
+    [`orderby.${type.name}`]: namesParameter('$orderby', 'Sort order; the key is always appended (OData URL Conventions §5.1.4).', properties.flatMap((p) => [p, `${p} desc`])),
   };
 }
 
@@ -50,9 +50,9 @@ function commonParameters(model: EdmModel): Record<string, JsonObject> {
       schema: { type: 'string' },
     },
     filter: { name: '$filter', in: 'query', description: "A condition, e.g. status eq 'Approved' and contains(number,'00') (OData URL Conventions §5.1.1).", schema: { type: 'string' } },
-    top: { name: '$top', in: 'query', description: 'At most this many entities (§5.1.6).', schema: { type: 'integer', minimum: 0 } },
-    skip: { name: '$skip', in: 'query', description: 'Skip this many entities (§5.1.7).', schema: { type: 'integer', minimum: 0 } },
-    count: { name: '$count', in: 'query', description: 'Include @odata.count, the number of matching entities over all pages (§5.1.8).', schema: { type: 'boolean' } },
+    top: { name: '$top', in: 'query', description: 'At most this many entities (OData URL Conventions §5.1.6).', schema: { type: 'integer', minimum: 0 } },
+    skip: { name: '$skip', in: 'query', description: 'Skip this many entities (OData URL Conventions §5.1.7).', schema: { type: 'integer', minimum: 0 } },
+    count: { name: '$count', in: 'query', description: 'Include @odata.count, the number of matching entities over all pages (OData URL Conventions §5.1.8).', schema: { type: 'boolean' } },
     maxpagesize: {
       name: 'Prefer',
       in: 'header',
