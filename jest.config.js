@@ -67,7 +67,7 @@ export const POSTGRES_SUITES = existing([
  * The suites of `npm run test:load` (10 to 40 s each on 2 cores): load and latency under it (hostile-load,
  * robustness, events/load), read threads held to deadlines of a few hundred ms (sqlite-read-pool), and
  * `serve` processes killed, restarted or run side by side on one database (crash-recovery,
- * test/multi-instance); and, about 5 minutes, `npm test` run on a copy of the project with the README's
+ * test/multi-instance); and, about 4 minutes, `npm test` run on a copy of the project with the README's
  * entity and rule examples applied (test/project/readme-examples). Run one at a time, nothing else
  * competes with their timings.
  */

@@ -7,7 +7,7 @@
  * and pass `npm test`, the whole fast tier: no framework test may depend on which rule modules the demo
  * registers or which demo row is in which state, and the README's examples must keep working.
  *
- * It runs jest inside jest (about 5 minutes on 2 cores), so it is in the load tier (jest.config.js
+ * It runs jest inside jest (about 4 minutes on 2 cores), so it is in the load tier (jest.config.js
  * LOAD_SUITES), where nothing runs beside it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -22,7 +22,7 @@ import { readmeFileBlock } from '../helpers/readme-example.js';
 /** What the copy holds: everything `npm test` reads (sources, model, tests, configs, the README its tests read, the OASIS files, the build script, the tiers' reporter); node_modules is linked. */
 const COPIED = ['.ci', 'README.md', 'conformance', 'jest.config.js', 'jest.conformance.config.js', 'jest.load.config.js', 'jest.postgres.config.js', 'metadata', 'package.json', 'package-lock.json', 'schemas', 'scripts', 'src', 'test', 'tsconfig.json'];
 
-/** The whole test, `npm test` included (about 5 minutes on 2 cores when nothing else runs). */
+/** The whole test, `npm test` included (about 4 minutes on 2 cores when nothing else runs). */
 const TIMEOUT_MS = 20 * 60_000;
 
 function copyProject(): string {
@@ -117,7 +117,7 @@ function failures(dir: string, results: JestResults): string[] {
     .filter((suite) => suite.failureMessage || suite.testResults.some((t) => t.status === 'failed'))
     .map((suite) => {
       const failed = suite.testResults.filter((t) => t.status === 'failed');
-      const lines = failed.length > 0 ? failed.map((t) => `  ${t.fullName}: ${(t.failureMessages[0] ?? '').split('\n').slice(0, 3).join(' / ')}`) : [`  ${(suite.failureMessage ?? '').split('\n').slice(0, 6).join(' / ')}`];
+      const lines = failed.length > 0 ? failed.map((t) => `  ${t.fullName}: ${(t.failureMessages[0] ?? '').split('\n').filter((l) => l.trim() !== '').slice(0, 4).join(' / ')}`) : [`  ${(suite.failureMessage ?? '').split('\n').slice(0, 6).join(' / ')}`];
       return `${path.relative(dir, suite.testFilePath)}\n${lines.join('\n')}`;
     });
 }
