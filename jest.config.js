@@ -12,7 +12,8 @@
  *   suites again on PostgreSQL (project "postgres": test services open a fresh database on the server
  *   its global setup starts, test/helpers/test-service.ts). Only this tier starts the embedded server.
  * - `npm run test:load` (jest.load.config.js): LOAD_SUITES on SQLite, one at a time: load, latency
- *   under it, and `serve` processes killed, restarted or run side by side, for tens of seconds each.
+ *   under it, and `serve` processes killed, restarted or run side by side, for tens of seconds each;
+ *   and `npm test` on a copy of the project with the README's entity and rule examples applied.
  * - `npm run test:conformance` (jest.conformance.config.js): test/conformance, which reads the OASIS
  *   corpus in ../shared/conformance.
  *
@@ -66,7 +67,9 @@ export const POSTGRES_SUITES = existing([
  * The suites of `npm run test:load` (10 to 40 s each on 2 cores): load and latency under it (hostile-load,
  * robustness, events/load), read threads held to deadlines of a few hundred ms (sqlite-read-pool), and
  * `serve` processes killed, restarted or run side by side on one database (crash-recovery,
- * test/multi-instance). Run one at a time, nothing else competes with their timings.
+ * test/multi-instance); and, about 4 minutes, `npm test` run on a copy of the project with the README's
+ * entity and rule examples applied (test/project/readme-examples). Run one at a time, nothing else
+ * competes with their timings.
  */
 export const LOAD_SUITES = existing([
   'test/http/hostile-load.test.ts',
@@ -78,6 +81,7 @@ export const LOAD_SUITES = existing([
   'test/multi-instance/several-serve-processes.test.ts',
   'test/multi-instance/start-while-writing.test.ts',
   'test/unit/cli/readme-postgres.test.ts',
+  'test/project/readme-examples.test.ts',
 ]);
 
 /** testMatch globs of exactly these files. */

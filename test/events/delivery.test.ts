@@ -7,7 +7,7 @@
  */
 import { BusinessRuleError } from '../../src/errors/odata-error.js';
 import { defineHooks, type EntityHooks } from '../../src/hooks/types.js';
-import { businessRules } from '../../src/rules/index.js';
+import { FIXTURE_RULES } from '../fixtures/rules.js';
 import { initiatingUserGuid } from '../../src/events/notification.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 import { startReceiver, verifySignature, type Receiver } from '../helpers/webhook-receiver.js';
@@ -15,8 +15,8 @@ import { APP_ID, attempts, ecoWithTasks, notifications, release, subscribe, wait
 
 const BACKOFF = [40, 40, 40];
 
-/** The real rules, with one addition: an ECO update whose description is 'rollback' fails after its rules ran (and emitted). */
-const rules: EntityHooks[] = businessRules.map((module) => {
+/** The framework tests' rules (the demo's modules), with one addition: an ECO update whose description is 'rollback' fails after its rules ran (and emitted). */
+const rules: EntityHooks[] = FIXTURE_RULES.map((module) => {
   if (module.entityType !== 'engChangeOrder' || module.validateWrite === undefined) return module;
   const original = module.validateWrite;
   return defineHooks({

@@ -7,6 +7,7 @@
 import { defineHooks } from '../../src/hooks/types.js';
 import { businessRules } from '../../src/rules/index.js';
 import { engChangeNotice } from '../../src/rules/engChangeNotice.js';
+import { FIXTURE_RULES } from '../fixtures/rules.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 import { expectError } from '../rules/rule-helpers.js';
@@ -75,7 +76,7 @@ test("a team's own subscription module runs after the framework's checks, never 
       seen.push(String(ctx.changes['notificationUrl']));
     },
   });
-  const t = await startTestService({ rules: [...businessRules, own], webhooks: { allowPrivate: false } });
+  const t = await startTestService({ rules: [...FIXTURE_RULES, own], webhooks: { allowPrivate: false } });
   try {
     const r = await t.call('POST', SET, { body: body(t, 'http://127.0.0.1:9/hook') });
     expect(r.status).toBe(400);

@@ -1,9 +1,11 @@
 /**
  * An in-process service for tests: the real code on a fresh database with the demo data, driven through
  * `handle()` (no socket). `call()` returns status, headers and the parsed body. Framework tests run on
- * the fixture model (test/fixtures/metadata); tests of the shipped application pass REPO_METADATA.
+ * the fixture model (test/fixtures/metadata) with its rules (test/fixtures/rules.ts); tests of the
+ * shipped application pass REPO_METADATA and get the demo's rule list.
  */
 import { randomUUID } from 'node:crypto';
+import path from 'node:path';
 import { createService, type Service } from '../../src/service.js';
 import { DEFAULT_WEBHOOKS, defaultOptions, type WebhookOptions } from '../../src/config.js';
 import { businessRules } from '../../src/rules/index.js';
@@ -11,6 +13,7 @@ import { seedDemoIfEmpty, seedDemoUsers } from '../../src/seed/demo.js';
 import type { JwtSettings } from '../../src/auth/jwt-verifier.js';
 import type { EntityHooks } from '../../src/hooks/types.js';
 import { FIXTURE_METADATA, SHIPPED_METADATA } from '../fixtures/model.js';
+import { FIXTURE_RULES } from '../fixtures/rules.js';
 import { createEmptyDatabase, onPostgres } from './postgres.js';
 import { staleEntityJson } from '../../src/db/postgres/postgres-stale-json.js';
 import { staleSqliteEntityJson } from '../../src/db/sqlite/sqlite-entity-json.js';
@@ -19,6 +22,11 @@ import { isPoolWait, isUnavailable } from '../../src/db/postgres/postgres-errors
 
 /** The shipped application's metadata folder (`metadata/`). */
 export const REPO_METADATA = SHIPPED_METADATA;
+
+/** The hook modules of a test service on `metadataDir` that names none (see startTestService). */
+function defaultRules(metadataDir: string | undefined): readonly EntityHooks[] {
+  return metadataDir !== undefined && path.resolve(metadataDir) === path.resolve(SHIPPED_METADATA) ? businessRules : FIXTURE_RULES;
+}
 
 /** A response as tests see it. */
 export interface TestResponse {
@@ -52,8 +60,11 @@ export interface TestService {
 
 /**
  * Starts a service on an in-memory (or given) database, seeded with the demo data, on the fixture model
- * unless `metadataDir` names another; `rules` replaces the
- * service's hook modules. Webhook delivery is off unless `webhooks` is given (then merged over the defaults).
+ * unless `metadataDir` names another; `rules` replaces the service's hook modules, which are otherwise
+ * the demo's list (src/rules/index.ts) on REPO_METADATA itself and FIXTURE_RULES on any other model (the
+ * fixture model, a test's copy of either), so that a module a team adds to the demo's list reaches only
+ * the tests of the shipped application. Webhook delivery is off unless `webhooks` is given (then merged
+ * over the defaults).
  */
 export async function startTestService(
   opts: { metadataDir?: string; dbFile?: string; engine?: 'sqlite' | 'postgres'; seed?: boolean; defaultCompany?: string; rules?: readonly EntityHooks[]; jwt?: JwtSettings; authRateLimit?: { windowMs: number; max: number }; webhooks?: Partial<WebhookOptions>; corsOrigins?: readonly string[]; publicMetadata?: boolean } = {},
@@ -77,7 +88,7 @@ export async function startTestService(
       ...(opts.corsOrigins ? { corsOrigins: opts.corsOrigins } : {}),
       ...(opts.publicMetadata === false ? { publicMetadata: false } : {}),
     }),
-    opts.rules ?? businessRules,
+    opts.rules ?? defaultRules(opts.metadataDir),
   );
   const seeded = opts.seed === false ? undefined : await seedDemoIfEmpty(service.context);
   if (seeded !== undefined) await seedDemoUsers(service.context.users);

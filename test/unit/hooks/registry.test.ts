@@ -6,8 +6,10 @@
 import { buildHookRegistry, HookRegistryError } from '../../../src/hooks/registry.js';
 import { defineHooks, validatesUpdate, type EntityHooks } from '../../../src/hooks/types.js';
 import { businessRules } from '../../../src/rules/index.js';
+import { loadModel } from '../../../src/edm/load-model.js';
 import { startTestService } from '../../helpers/test-service.js';
-import { loadTestModel } from '../../fixtures/model.js';
+import { loadTestModel, SHIPPED_METADATA } from '../../fixtures/model.js';
+import { FIXTURE_RULES } from '../../fixtures/rules.js';
 import { refused } from '../../rules/rule-helpers.js';
 
 const model = loadTestModel();
@@ -25,9 +27,13 @@ function registryError(modules: EntityHooks[]): HookRegistryError {
   throw new Error('expected a HookRegistryError');
 }
 
-test('the service’s own rule modules fit the model', async () => {
-  const registry = buildHookRegistry(model, businessRules);
-  const ecn = model.entityTypeByName.get('engChangeNotice');
+test.each([
+  ['the service’s own rule modules fit its model, metadata/', () => loadModel(SHIPPED_METADATA), businessRules],
+  ['the framework tests’ rule modules fit the fixture model', () => model, FIXTURE_RULES],
+] as const)('%s', async (_name, modelOf, rules) => {
+  const m = modelOf();
+  const registry = buildHookRegistry(m, rules);
+  const ecn = m.entityTypeByName.get('engChangeNotice');
   if (ecn === undefined) throw new Error('no engChangeNotice');
   expect(registry.forType(ecn)?.entityType).toBe('engChangeNotice');
   expect(typeof registry.action(ecn, 'createEngChangeOrder')).toBe('function');
@@ -65,7 +71,7 @@ test('a hook that is not a function, a second module for one type, an undeclared
 });
 
 test('createService refuses to start with a bad module', async () => {
-  await expect(startTestService({ rules: [...businessRules, loose({ entityType: "engChangeOrderTask", validateWrit: () => undefined })] })).rejects.toThrow(HookRegistryError);
+  await expect(startTestService({ rules: [...FIXTURE_RULES, loose({ entityType: "engChangeOrderTask", validateWrit: () => undefined })] })).rejects.toThrow(HookRegistryError);
 });
 
 test('an async validateWrite that rejects rolls its write back: 500 for a plain error, logged with its name', async () => {

@@ -2,8 +2,10 @@
  * src/store/write-checks.ts checkReferences: a reference field must name a row of the referenced type
  * in the company (400 otherwise), looked up in the database, except a reference to the parent row the
  * write was made under (ParentRow), which was read in the same transaction: no second lookup.
+ * On the fixture model and its rules (no module of comments), so no demo rule decides whether the
+ * ECN picked may take a comment.
  */
-import { REPO_METADATA, startTestService, type TestService } from '../../helpers/test-service.js';
+import { startTestService, type TestService } from '../../helpers/test-service.js';
 import { checkReferences } from '../../../src/store/write-checks.js';
 import { BodyValidationError } from '../../../src/errors/odata-error.js';
 import type { EntityType } from '../../../src/edm/model.js';
@@ -12,7 +14,7 @@ import { entityType, recording } from '../../helpers/recording-statements.js';
 
 let t: TestService;
 beforeAll(async () => {
-  t = await startTestService({ metadataDir: REPO_METADATA });
+  t = await startTestService();
 });
 afterAll(() => t.close());
 
