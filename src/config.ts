@@ -60,6 +60,11 @@ export interface ServiceOptions {
   readonly webhooks: WebhookOptions;
   /** Origins whose browser apps may call the service (`https://app.example.com`); none: CORS is off (conventions §9). */
   readonly corsOrigins: readonly string[];
+  /**
+   * Shares each user's fair-use window with the other instances on the database (core/fair-use-sharing.ts);
+   * `serve` sets it on a database file or server, which other processes may serve too.
+   */
+  readonly shareFairUse?: boolean;
 }
 
 /** The repository (or installed package) root: the nearest ancestor holding metadata/service.json. */

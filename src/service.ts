@@ -3,6 +3,8 @@
  * writes the event definitions, wires the core and starts webhook delivery. `handle` is the core entry
  * point; `http/` wraps it for express.
  */
+import { FairUse } from './core/fair-use.js';
+import { FairUseSharing } from './core/fair-use-sharing.js';
 import pino, { type Logger } from 'pino';
 import { RefusalLog } from './errors/refusal-log.js';
 import type { Database } from './db/sqlite/sqlite-database.js';
@@ -107,6 +109,7 @@ export async function createService(options: ServiceOptions, rules: readonly Ent
     tokens,
     authenticator: new Authenticator(users, tokens, access, options.jwt, log),
     authFailures: new FailedAuthentications(options.authRateLimit.windowMs, options.authRateLimit.max),
+    fairUse: new FairUse(model.service),
     access,
     publicMetadata: options.publicMetadata,
     outbound: hookOutbound,
@@ -126,6 +129,8 @@ export async function createService(options: ServiceOptions, rules: readonly Ent
     throw e;
   }
   const delivery = startDelivery(context, options);
+  const sharing = options.shareFairUse === true ? new FairUseSharing(context.fairUse, engine, log) : undefined;
+  sharing?.start();
   return {
     model,
     engine,
@@ -144,6 +149,7 @@ export async function createService(options: ServiceOptions, rules: readonly Ent
       await delivery?.worker.releaseClaims();
       delivery?.outbound.close();
       hookOutbound.close();
+      await sharing?.stop();
       await engine.close();
     },
   };

@@ -149,7 +149,9 @@ async function startServing(argv: string[]): Promise<Server | undefined> {
     if (where.kind === 'sqlite' && where.file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(where.file)), { recursive: true });
     // The primary of --workers only prepares the database (it never delivers webhooks or serves).
     const primary = workers !== undefined && !worker;
-    service = await createService({ ...opts, ...jwt, publicMetadata: values['protect-metadata'] !== true, webhooks: primary ? { ...webhooks, deliver: false } : webhooks, corsOrigins: cors }, businessRules);
+    // Other processes may serve a file or server too (fair use adds up their users' requests); not ':memory:'.
+    const shareFairUse = !primary && !(where.kind === 'sqlite' && where.file === ':memory:');
+    service = await createService({ ...opts, ...jwt, publicMetadata: values['protect-metadata'] !== true, webhooks: primary ? { ...webhooks, deliver: false } : webhooks, corsOrigins: cors, shareFairUse }, businessRules);
     if (seed === 'demo' && !worker) {
       await seedDemoIfEmpty(service.context);
       await seedDemoUsers(service.context.users);

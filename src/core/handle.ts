@@ -27,6 +27,7 @@ import { resolveCompany, type CompanyIdentity } from './resolve-company.js';
 import { andThen, type MaybePromise } from '../util/maybe-promise.js';
 import type { ServiceContext } from './service-context.js';
 import { ownRunners, type OperationRunners } from './operation-runners.js';
+import type { Release } from './fair-use.js';
 import { operationContext } from './operation-context.js';
 import { readByKey } from './operations/read-by-key.js';
 import { BatchFormatError } from '../errors/odata-error.js';
@@ -114,13 +115,40 @@ function handleUnsafe(svc: ServiceContext, req: ODataRequest): ODataResponse | P
   } catch (e) {
     throw countFailure(svc, req, e);
   }
-  if (!(principal instanceof Promise)) return route(svc, req, principal, ownRunners(svc));
+  if (!(principal instanceof Promise)) return withinFairUse(svc, req, principal);
   return principal.then(
-    (p) => route(svc, req, p, ownRunners(svc)),
+    (p) => withinFairUse(svc, req, p),
     (e: unknown) => {
       throw countFailure(svc, req, e);
     },
   );
+}
+
+/**
+ * Routes the request in one of its user's running places, counted in the user's window (fair-use.ts):
+ * a `$batch` takes one place and its parts are counted as they run (handleAuthenticated); the service
+ * document and $metadata are not counted. The place is given back when the answer is ready.
+ */
+function withinFairUse(svc: ServiceContext, req: ODataRequest, principal: Principal): ODataResponse | Promise<ODataResponse> {
+  if (isMetadataPath(req.path)) return route(svc, req, principal, ownRunners(svc));
+  const counted = req.path !== BATCH_PATH;
+  const run = (release: Release): ODataResponse | Promise<ODataResponse> => {
+    let r: ODataResponse | Promise<ODataResponse>;
+    try {
+      if (counted) svc.fairUse.count(principal.userId);
+      r = route(svc, req, principal, ownRunners(svc));
+    } catch (e) {
+      release();
+      throw e;
+    }
+    if (!(r instanceof Promise)) {
+      release();
+      return r;
+    }
+    return r.finally(release);
+  };
+  const place = svc.fairUse.enter(principal.userId);
+  return place instanceof Promise ? place.then(run) : run(place);
 }
 
 /** Counts an authentication failure; the error to answer with (429 once the address is over the limit). */
@@ -212,6 +240,7 @@ function operate(svc: ServiceContext, req: ODataRequest, principal: Principal, b
 export function handleAuthenticated(svc: ServiceContext, req: ODataRequest, principal: Principal, runners: OperationRunners): ODataResponse | Promise<ODataResponse> {
   let r: ODataResponse | Promise<ODataResponse>;
   try {
+    svc.fairUse.count(principal.userId);
     r = route(svc, req, principal, runners);
   } catch (e) {
     return finish(answerError(svc, e, req.requestId));

@@ -2,6 +2,7 @@
  * What every request handler needs from the running service: the model, the database, the body
  * validator, the row-version clock, the logger and the business-rule hooks. Built once by `createService`.
  */
+import type { FairUse } from './fair-use.js';
 import type { StoreContext } from '../store/store-context.js';
 import type { BodyValidator } from '../validation/validate-body.js';
 import type { Authenticator } from '../auth/authenticator.js';
@@ -43,6 +44,8 @@ export interface ServiceContext extends StoreContext {
   readonly authenticator: Authenticator;
   /** Failed authentications per client address and credential (conventions §11). */
   readonly authFailures: FailedAuthentications;
+  /** Each user's request window, running requests and queue (fair-use.ts). */
+  readonly fairUse: FairUse;
   /** Tokens, principals and companies between requests (refreshed by the authenticator on each request). */
   readonly access: AccessCache;
   readonly users: UserStore;

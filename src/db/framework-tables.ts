@@ -23,6 +23,12 @@ export const NOTIFICATIONS_TABLE = '_notifications';
 export const ATTEMPTS_TABLE = '_deliveryAttempts';
 
 /**
+ * Each instance's report of each user's requests in its fair-use window (core/fair-use.ts): one row
+ * per instance and user, rewritten about once a second, so instances add up one another's counts.
+ */
+export const USER_REQUESTS_TABLE = '_userRequests';
+
+/**
  * State of an outbox row: `Pending` until fanned out; `Delivered` once handed to the notification queue
  * (one `_notifications` row per subscriber, each with its own delivery state); `Failed` is not used by
  * the worker (kept by the table's CHECK for databases created before delivery existed).

@@ -47,6 +47,12 @@ export interface ServiceLimits {
    * written counts 30, an expanded one 15: query/read-cost.ts); about 10 ms at the default.
    */
   readonly maxInlineRows: number;
+  /** Requests one user may send in a sliding 5-minute window (a `$batch`'s parts count one each); more is a 429. */
+  readonly userRequestsPer5Min: number;
+  /** Requests of one user that run at once (a `$batch` is one); more wait in the user's queue. */
+  readonly userConcurrentRequests: number;
+  /** Requests of one user that may wait for a running place; more, or a longer wait than requestTimeoutMs, is a 429. */
+  readonly userQueuedRequests: number;
 }
 
 /** The defaults of the limits a service.json leaves out. */
@@ -70,6 +76,9 @@ export const DEFAULT_LIMITS: ServiceLimits = Object.freeze({
   readWorkers: 1,
   maxQueuedReads: 32,
   maxInlineRows: 50_000,
+  userRequestsPer5Min: 6000,
+  userConcurrentRequests: 16,
+  userQueuedRequests: 100,
 });
 
 /** `limits.<name> in service.json`: how refusals name the setting that caused them. */

@@ -186,6 +186,13 @@ export class TooManyRequestsError extends ODataError {
   }
 }
 
+/** 429 Application_TooManyRequests: one user's requests passed a fair-use limit (core/fair-use.ts); nothing was done. */
+export class UserRequestLimitError extends ODataError {
+  constructor(message: string, retryAfterSeconds: number) {
+    super(429, 'Application_TooManyRequests', message, undefined, undefined, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) });
+  }
+}
+
 /** 401 Authentication_InvalidCredentials, with a challenge per accepted scheme (RFC 6750 §3, RFC 7617 §2; errors/challenges.ts). */
 export class AuthenticationError extends ODataError {
   constructor(message: string, challenges: readonly string[]) {

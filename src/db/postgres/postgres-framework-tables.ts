@@ -6,7 +6,7 @@
  * table whose lock is the write turn (postgres-write-batches.ts). Integer ids are identity columns; JSON
  * is stored as json (validated on write, read back as its text).
  */
-import { ATTEMPTS_TABLE, NOTIFICATIONS_TABLE, OUTBOX_TABLE } from '../framework-tables.js';
+import { ATTEMPTS_TABLE, NOTIFICATIONS_TABLE, OUTBOX_TABLE, USER_REQUESTS_TABLE } from '../framework-tables.js';
 import { objectName, q } from './postgres-ddl.js';
 
 const TEXT = 'text COLLATE "C"';
@@ -16,7 +16,12 @@ export const WRITE_TURN_TABLE = '_writeTurn';
 
 /** Every framework table's statements, in the order a migration runs them. */
 export function postgresFrameworkTablesSql(companyTable: string): string[] {
-  return [...postgresOutboxSql(), ...postgresDeliveryTablesSql(), ...postgresAuthTablesSql(companyTable), `CREATE TABLE IF NOT EXISTS ${q(WRITE_TURN_TABLE)} ()`];
+  return [...postgresOutboxSql(), ...postgresDeliveryTablesSql(), ...postgresAuthTablesSql(companyTable), `CREATE TABLE IF NOT EXISTS ${q(WRITE_TURN_TABLE)} ()`, postgresUserRequestsSql()];
+}
+
+/** The instances' fair-use reports (db/framework-tables.ts USER_REQUESTS_TABLE). */
+function postgresUserRequestsSql(): string {
+  return `CREATE TABLE IF NOT EXISTS ${q(USER_REQUESTS_TABLE)} ("instance" ${TEXT} NOT NULL, "userId" ${TEXT} NOT NULL, "inWindow" bigint NOT NULL, "reportedAt" bigint NOT NULL, PRIMARY KEY ("instance", "userId"))`;
 }
 
 /** The statements that create the auth tables and the access-version triggers, when missing. */

@@ -15,7 +15,7 @@ import { isBusy, sqliteError } from './sqlite-errors.js';
 import type { EdmModel } from '../../edm/model.js';
 import { migrate } from './sqlite-migrate.js';
 import type { MigrationReport } from '../migration.js';
-import { createAuthTables, createDeliveryTables, createOutboxTable } from './sqlite-framework-tables.js';
+import { createAuthTables, createDeliveryTables, createOutboxTable, createUserRequestsTable } from './sqlite-framework-tables.js';
 import { partsInOrder, type TransactionPart } from '../transaction-parts.js';
 
 /** SQLite (see the file comment). */
@@ -73,6 +73,7 @@ export class SqliteEngine implements Engine {
       createOutboxTable(this.database);
       createDeliveryTables(this.database);
       createAuthTables(this.database, model.company.table);
+      createUserRequestsTable(this.database);
       return report;
     }, options.dryRun !== true);
   }

@@ -10,7 +10,7 @@
 import type { Database } from './sqlite-database.js';
 import { quoteIdentifier } from '../../sql/quote-identifier.js';
 import { sqliteDialect } from './sqlite-dialect.js';
-import { ATTEMPTS_TABLE, NOTIFICATIONS_TABLE, OUTBOX_TABLE } from '../framework-tables.js';
+import { ATTEMPTS_TABLE, NOTIFICATIONS_TABLE, OUTBOX_TABLE, USER_REQUESTS_TABLE } from '../framework-tables.js';
 
 const q = (name: string): string => sqliteDialect.quoteIdentifier(name);
 
@@ -19,6 +19,14 @@ const CLAIM_COLUMNS = [
   { name: 'claimedBy', type: 'TEXT' },
   { name: 'claimedUntil', type: 'INTEGER' },
 ] as const;
+
+/** Creates the instances' fair-use reports table when missing (db/framework-tables.ts USER_REQUESTS_TABLE). */
+export function createUserRequestsTable(db: Database): void {
+  db.exec(
+    `CREATE TABLE IF NOT EXISTS ${q(USER_REQUESTS_TABLE)} (${q('instance')} TEXT NOT NULL, ${q('userId')} TEXT NOT NULL, ` +
+      `${q('inWindow')} INTEGER NOT NULL, ${q('reportedAt')} INTEGER NOT NULL, PRIMARY KEY (${q('instance')}, ${q('userId')}))`,
+  );
+}
 
 /**
  * Creates the outbox table when missing (start-up). The integer id is the delivery order; companyId has

@@ -111,7 +111,11 @@ test('$metadata compresses too; small bodies, HEAD and identity do not', async (
 test('a large page is streamed: compressed chunks arrive as they are produced, and decode to every row', async () => {
   const ecn = (await t.call('GET', '/engChangeNotices?$top=1')).json.value[0];
   const comments = `/engChangeNotices(${ecn.id})/engChangeNoticeComments`;
-  await Promise.all(Array.from({ length: 2000 }, (_, i) => t.call('POST', comments, { body: { comment: `${i} ${randomBytes(24).toString('hex')}` } })));
+  // Sixteen at a time: one user's requests beyond its running places and queue would be refused (fair use).
+  for (let i = 0; i < 2000; i += 16) {
+    const posts = Array.from({ length: 16 }, (_, j) => t.call('POST', comments, { body: { comment: `${i + j} ${randomBytes(24).toString('hex')}` } }));
+    expect((await Promise.all(posts)).map((p) => p.status)).toEqual(Array(16).fill(201));
+  }
   const plain = await get(`/api/v2.0${comments}`, {});
   const r = await get(`/api/v2.0${comments}`, { 'Accept-Encoding': 'gzip' });
   expect(r.headers['content-encoding']).toBe('gzip');
