@@ -25,7 +25,9 @@ export interface ReadCost {
   readonly correlated: boolean;
   /** Tables the read may examine whole (filtered, ordered otherwise than by an index, or counted). */
   readonly scans: readonly string[];
-  /** Entities it returns at most, expansions aside (plus the rows $skip passes over). */
+  /** The table of the entities it returns. */
+  readonly table: string;
+  /** Entities it returns at most, expansions aside (plus the rows $skip passes over); never more than `table` holds. */
   readonly rows: number;
   readonly expansions: readonly ExpansionCost[];
   /** Reads of one class (kind, type, options used, expansions) share what was learnt of their speed. */
@@ -53,7 +55,7 @@ function signature(plans: readonly ExpandPlan[]): string {
 export function readCost(kind: 'collection' | 'entity' | 'count', type: EntityType, query: PlannedQuery, rows: number, skip: number): ReadCost {
   const scansWhole = kind === 'count' || query.count || (kind === 'collection' && (query.filtered || query.ordered));
   const costClass = [kind, type.name, query.filtered ? 'f' : '', query.ordered ? 'o' : '', query.count ? 'c' : '', signature(query.expand)].join('|');
-  return { correlated: query.correlated, scans: scansWhole ? [type.table] : [], rows: rows + skip, expansions: expansionCosts(query.expand, type), costClass };
+  return { correlated: query.correlated, scans: scansWhole ? [type.table] : [], table: type.table, rows: rows + skip, expansions: expansionCosts(query.expand, type), costClass };
 }
 
 /** Entities the expansions of one entity are expected to add: the average related rows per parent, within the caps. */
@@ -75,5 +77,7 @@ export function expectedWork(cost: ReadCost, rowsOf: (table: string) => number):
   if (cost.correlated) return Infinity;
   let work = 0;
   for (const t of cost.scans) work += rowsOf(t);
-  return work + cost.rows * (OUTPUT_WEIGHT + EXPANDED_WEIGHT * expectedExpanded(cost.expansions, rowsOf));
+  // A page without $top may hold the page size (thousands), but a small table cannot fill it.
+  const rows = cost.rows === 0 ? 0 : Math.min(cost.rows, rowsOf(cost.table));
+  return work + rows * (OUTPUT_WEIGHT + EXPANDED_WEIGHT * expectedExpanded(cost.expansions, rowsOf));
 }

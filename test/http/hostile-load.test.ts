@@ -6,6 +6,7 @@
  */
 import fs from 'node:fs';
 import { performance } from 'node:perf_hooks';
+import { metadataWithLimits } from '../helpers/metadata-copy.js';
 import { SERVICE_NODE_FLAGS, startServeProcess, type ServeProcess } from '../helpers/serve-process.js';
 
 let s: ServeProcess;
@@ -21,7 +22,9 @@ async function call(method: string, url: string, body?: string, headers: Record<
 }
 
 beforeAll(async () => {
-  s = await startServeProcess([], undefined, SERVICE_NODE_FLAGS);
+  // One user sends all of it, thousands of requests a second on a quiet machine: its fair-use window is
+  // raised, as the bench's user's is, so what is measured is the worst requests' effect, not the 429s.
+  s = await startServeProcess(['--metadata', metadataWithLimits({ userRequestsPer5Min: 1_000_000_000 })], undefined, SERVICE_NODE_FLAGS);
   auth = { Authorization: `Bearer ${s.token}` };
   const companies = (await (await fetch(`${s.url}/companies`, { headers: auth })).json()) as { value: { id: string; name: string }[] };
   company = companies.value.find((c) => c.name === 'CRONUS')?.id as string;
