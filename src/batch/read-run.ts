@@ -2,9 +2,9 @@
  * The GETs of a batch that follow one another (no change of the batch between them) see one snapshot
  * of the database: each is handled up to its read, which it hands to its runner here instead of
  * running it; once all of them are there, the reads run together (db/sqlite/sqlite-read-executor.ts runTogether):
- * on the event loop one after the other in the turn's shared snapshot when every one is cheap, or
- * all in one job of a read thread (one read transaction) when any of them is not, under the same
- * deadline and queue limits as a read alone. A read a GET starts after that (a second statement of
+ * on the event loop one after the other in the turn's shared snapshot when together they are cheap,
+ * or all in one job of a read thread (one read transaction) when any of them, or their sum, is not,
+ * under the same deadline and queue limits as a read alone. A read a GET starts after that (a second statement of
  * one read, rare) runs on its own.
  */
 import type { ReadRequest } from '../db/engine.js';

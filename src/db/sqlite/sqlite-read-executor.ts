@@ -68,12 +68,12 @@ export class ReadExecutor {
 
   /**
    * Runs several reads so that they see one snapshot (a batch's GETs that follow one another): one
-   * after the other on the event loop, in this turn's shared snapshot, when none of them would go to
-   * a thread; else all of them in one job of one read thread (one read transaction there), under one
-   * deadline. Each read's own failure is its outcome.
+   * after the other on the event loop, in this turn's shared snapshot, when together they are expected
+   * to cost no more than one read may there; else all of them in one job of one read thread (one read
+   * transaction there), under one deadline. Each read's own failure is its outcome.
    */
   runTogether(reads: readonly ReadRequest[]): ReadOutcome[] | Promise<ReadOutcome[]> {
-    if (this.pool !== undefined && reads.some((r) => this.threaded(r.cost))) return this.pool.runTogether(reads.map((r) => r.cancellable()));
+    if (this.pool !== undefined && this.threadedTogether(reads)) return this.pool.runTogether(reads.map((r) => r.cancellable()));
     return reads.map((r): ReadOutcome => {
       try {
         return { ok: true, results: this.inline(r) };
@@ -87,6 +87,19 @@ export class ReadExecutor {
     const results = runSteps(this.db, read.steps);
     if (this.pool !== undefined && answerSize(results) > LARGE_ANSWER) this.markSlow(read.cost.costClass);
     return results;
+  }
+
+  /**
+   * true when reads run together go to a thread: one of them would alone, or their expected work adds
+   * up past maxInlineRows (a batch of a hundred reads that are each cheap held the event loop for seconds).
+   */
+  threadedTogether(reads: readonly ReadRequest[]): boolean {
+    let work = 0;
+    for (const r of reads) {
+      if (this.threaded(r.cost)) return true;
+      work += expectedWork(r.cost, (t) => this.rowsOf(t));
+    }
+    return work > this.maxInlineRows;
   }
 
   /** true when the read goes to a thread: correlated, expected past maxInlineRows, or of a class seen answering large. */
