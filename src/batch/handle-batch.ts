@@ -5,6 +5,7 @@
  * format the Accept header asks for (else the request's). The batch is authenticated once; its parts
  * run with its principal.
  */
+import { checkChangeSetSizes } from './change-set-size.js';
 import type { ODataRequest, ODataResponse } from '../core/request.js';
 import type { PartHandler, ServiceContext } from '../core/service-context.js';
 import { BatchFormatError, MethodNotAllowedError, NotAcceptableError, UnsupportedMediaTypeError } from '../errors/odata-error.js';
@@ -54,6 +55,7 @@ export async function handleBatch(svc: ServiceContext, req: ODataRequest, handle
   const batch = sent === 'multipart' ? parseMultipartBatch(req.body, req.headers['content-type'] ?? '', limits.maxBatchParts, tooMany) : parseJsonBatch(req, limits.maxJsonDepth, limits.maxBatchParts, tooMany);
   const base = { serviceRootUrl: req.serviceRootUrl, rootPath: limits.serviceRoot };
   checkBatch(batch, base, req.headers);
+  checkChangeSetSizes(batch, limits.maxChangeSetEntities);
   const preference = req.headers['prefer'] === undefined ? undefined : parsePrefer(req.headers['prefer']).preferences.continueOnError;
   // Multipart stops at the first failure unless asked to go on (Protocol §11.7.7.3); a JSON batch runs
   // every request whose dependencies succeeded unless asked to stop (JSON Format §19.4).

@@ -18,6 +18,8 @@ export interface ServiceLimits {
   readonly maxBatchParts: number;
   /** Most entities a deep insert creates besides the one POSTed (all levels); more is a 400. */
   readonly maxNestedEntities: number;
+  /** Most entities one `$batch` change set writes, its requests and the entities nested in their bodies; more is a 400. */
+  readonly maxChangeSetEntities: number;
   /** Maximum $expand depth. */
   readonly maxExpandDepth: number;
   /** Maximum $top (top level and inside $expand). */
@@ -63,6 +65,7 @@ export const DEFAULT_LIMITS: ServiceLimits = Object.freeze({
   maxJsonDepth: 32,
   maxBatchParts: 100,
   maxNestedEntities: 100,
+  maxChangeSetEntities: 300,
   maxExpandDepth: 3,
   maxTop: 1_000_000,
   maxUrlLength: 32768,

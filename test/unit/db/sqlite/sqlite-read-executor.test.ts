@@ -19,7 +19,7 @@ const cost: ReadCost = { correlated: false, scans: ['comments'], table: 'comment
 const read: ReadRequest = { steps: [], cancellable: () => [], cost };
 const MAX_INLINE = 2000;
 
-function executor(): { executor: ReadExecutor; together: jest.Mock } {
+function executor(): { executor: ReadExecutor; together: jest.Mock<(reads: readonly unknown[]) => Promise<ReadOutcome[]>> } {
   const together = jest.fn((reads: readonly unknown[]): Promise<ReadOutcome[]> => Promise.resolve(reads.map((): ReadOutcome => ({ ok: true, results: [] }))));
   const pool = { runTogether: together, run: jest.fn() } as unknown as ReadPool;
   return { executor: new ReadExecutor(db, pool, MAX_INLINE), together };
