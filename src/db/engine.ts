@@ -20,7 +20,7 @@ import type { ServiceLimits } from '../edm/service-limits.js';
 import type { TransactionPart } from './transaction-parts.js';
 
 /** The service settings an engine reads (edm/service-limits.ts): read threads and queues, deadlines. */
-export type EngineLimits = Pick<ServiceLimits, 'readWorkers' | 'maxQueuedReads' | 'requestTimeoutMs' | 'maxInlineRows'>;
+export type EngineLimits = Pick<ServiceLimits, 'readWorkers' | 'maxQueuedReads' | 'userQueuedReads' | 'requestTimeoutMs' | 'maxInlineRows'>;
 
 /** The engines the service runs on. */
 export type EngineName = 'sqlite' | 'postgres';
@@ -34,6 +34,8 @@ export interface ReadRequest {
   /** The same statements compiled cancellable, for a read thread (compiled only when one is used). */
   readonly cancellable: () => readonly ReadStep[];
   readonly cost: ReadCost;
+  /** Who asked (the user id): read threads share their queue fairly among owners. */
+  readonly owner?: string;
 }
 
 /** A row as a statement returns it, by column alias. */

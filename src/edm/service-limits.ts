@@ -44,6 +44,8 @@ export interface ServiceLimits {
   readonly readWorkers: number;
   /** Reads waiting for a read thread at once; beyond, 503. */
   readonly maxQueuedReads: number;
+  /** Reads of one user waiting for a read thread at once; beyond, 429 (the threads take the users' reads in turn). */
+  readonly userQueuedReads: number;
   /**
    * The work a read may be expected to do and still run on the event loop, in rows examined (an entity
    * written counts 30, an expanded one 15: query/read-cost.ts); about 10 ms at the default.
@@ -78,6 +80,7 @@ export const DEFAULT_LIMITS: ServiceLimits = Object.freeze({
   requestTimeoutMs: 5000,
   readWorkers: 1,
   maxQueuedReads: 32,
+  userQueuedReads: 8,
   maxInlineRows: 50_000,
   userRequestsPer5Min: 6000,
   userConcurrentRequests: 16,

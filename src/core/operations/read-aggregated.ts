@@ -21,7 +21,7 @@ import { countValue, jsonResponse } from '../responses.js';
 const PLAIN = { metadata: 'minimal', ieee754Compatible: false } as const;
 
 function run<T>(ctx: OperationContext, plan: AggregatedReadPlan, steps: (p: AggregatedReadPlan) => ReadStep[], again: () => AggregatedReadPlan, done: (results: StepResult[]) => T | Promise<T>): T | Promise<T> {
-  const results = ctx.reads.run({ steps: steps(plan), cancellable: () => steps(again()), cost: plan.cost });
+  const results = ctx.reads.run({ steps: steps(plan), cancellable: () => steps(again()), cost: plan.cost, owner: ctx.principal.userId });
   return results instanceof Promise ? results.then(done) : done(results);
 }
 

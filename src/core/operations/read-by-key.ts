@@ -82,7 +82,7 @@ export function readByKey(svc: ServiceContext, req: ODataRequest, principal: Pri
     const values = readValues(company?.id, step.keyConditions ?? []);
     const query = fillTemplate(templates.rows, values);
     const cancellable = (): ReadStep[] => [{ kind: 'row', query: fillTemplate(templates.cancellableRows, values) }];
-    return andThen(runners.reads.run({ steps: [{ kind: 'row', query }], cancellable, cost: templates.cost }), (results): ODataResponse | undefined => {
+    return andThen(runners.reads.run({ steps: [{ kind: 'row', query }], cancellable, cost: templates.cost, owner: principal.userId }), (results): ODataResponse | undefined => {
       const first = results[0];
       const row = first?.kind === 'row' ? first.row : undefined;
       if (row === undefined) return undefined;

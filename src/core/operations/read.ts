@@ -58,7 +58,7 @@ export function contextSelect(q: PlannedQuery): string[] | undefined {
  * compiled for a thread. Synchronous when the read stays on the event loop.
  */
 function runRead<T>(ctx: OperationContext, plan: ReadPlan, steps: ReadStep[], cancellable: () => ReadStep[], done: (results: StepResult[]) => T | Promise<T>): T | Promise<T> {
-  const results = ctx.reads.run({ steps, cancellable, cost: plan.cost });
+  const results = ctx.reads.run({ steps, cancellable, cost: plan.cost, owner: ctx.principal.userId });
   return results instanceof Promise ? results.then(done) : done(results);
 }
 

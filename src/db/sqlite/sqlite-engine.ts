@@ -38,7 +38,7 @@ export class SqliteEngine implements Engine {
   ) {
     this.pool =
       location !== ':memory:' && limits.readWorkers > 0
-        ? new ReadPool({ file: location, threads: limits.readWorkers, maxQueued: limits.maxQueuedReads, timeoutMs: limits.requestTimeoutMs }, log)
+        ? new ReadPool({ file: location, threads: limits.readWorkers, maxQueued: limits.maxQueuedReads, maxQueuedPerOwner: limits.userQueuedReads, timeoutMs: limits.requestTimeoutMs }, log)
         : undefined;
     this.reads = new ReadExecutor(database, this.pool, limits.maxInlineRows);
     this.tx = sqliteTransaction(database);

@@ -62,7 +62,7 @@ export class ReadExecutor {
 
   /** The results of the read's steps: at once on the event loop, or a promise from a read thread. */
   run(read: ReadRequest): StepResult[] | Promise<StepResult[]> {
-    if (this.pool !== undefined && this.threaded(read.cost)) return this.pool.run(read.cancellable());
+    if (this.pool !== undefined && this.threaded(read.cost)) return this.pool.run(read.cancellable(), read.owner);
     return this.inline(read);
   }
 
@@ -73,7 +73,7 @@ export class ReadExecutor {
    * transaction there), under one deadline. Each read's own failure is its outcome.
    */
   runTogether(reads: readonly ReadRequest[]): ReadOutcome[] | Promise<ReadOutcome[]> {
-    if (this.pool !== undefined && this.threadedTogether(reads)) return this.pool.runTogether(reads.map((r) => r.cancellable()));
+    if (this.pool !== undefined && this.threadedTogether(reads)) return this.pool.runTogether(reads.map((r) => r.cancellable()), reads[0]?.owner);
     return reads.map((r): ReadOutcome => {
       try {
         return { ok: true, results: this.inline(r) };

@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
-import { ODataError, ServiceUnavailableError } from '../../errors/odata-error.js';
+import { ODataError, ServiceUnavailableError, UserRequestLimitError } from '../../errors/odata-error.js';
 import { limitSetting } from '../../edm/service-limits.js';
 import { readTimeoutError, type ReadOutcome, type ReadStep, type StepResult } from '../read-steps.js';
 import type { WorkerError, WorkerJob, WorkerReply } from './sqlite-read-worker.js';
@@ -39,6 +39,8 @@ function workerScript(): URL {
 
 interface Job {
   readonly id: number;
+  /** Who asked (a user id), or undefined: the queue is shared fairly among owners. */
+  readonly owner: string | undefined;
   readonly reads: readonly (readonly ReadStep[])[];
   readonly deadline: number;
   readonly resolve: (r: ReadOutcome[]) => void;
@@ -59,6 +61,8 @@ export interface ReadPoolOptions {
   readonly file: string;
   readonly threads: number;
   readonly maxQueued: number;
+  /** Jobs one owner may have waiting; more is a 429 (limits.userQueuedReads). */
+  readonly maxQueuedPerOwner?: number;
   readonly timeoutMs: number;
   /** How long a thread may overrun a deadline before it is replaced, ms. */
   readonly graceMs?: number;
@@ -70,6 +74,9 @@ export class ReadPool {
   private readonly queue: Job[] = [];
   private nextId = 1;
   private closed = false;
+  /** When each owner's last job was taken off the queue (a sequence number), for `fairestJob`. */
+  private readonly lastServed = new Map<string | undefined, number>();
+  private served = 0;
 
   constructor(
     private readonly options: ReadPoolOptions,
@@ -82,8 +89,8 @@ export class ReadPool {
   }
 
   /** Runs the steps (compiled cancellable) in a thread; rejects 503 when the time is up or too many wait. */
-  async run(steps: readonly ReadStep[]): Promise<StepResult[]> {
-    const [outcome] = await this.runTogether([steps]);
+  async run(steps: readonly ReadStep[], owner?: string): Promise<StepResult[]> {
+    const [outcome] = await this.runTogether([steps], owner);
     if (outcome === undefined) throw new Error('a read thread gave no outcome');
     if (!outcome.ok) throw outcome.error;
     return outcome.results;
@@ -91,11 +98,22 @@ export class ReadPool {
 
   /**
    * Runs several reads in one job of one thread, so in one read transaction (one snapshot): a batch's
-   * GETs. Each read's own failure is its outcome; the deadline, the queue limit and a failed thread
-   * reject the whole job.
+   * GETs. Each read's own failure is its outcome; the deadline, the queue limits and a failed thread
+   * reject the whole job. An owner's jobs wait their turn among the other owners' (see `next`), and at
+   * most `maxQueuedPerOwner` of them wait at once.
    */
-  runTogether(reads: readonly (readonly ReadStep[])[]): Promise<ReadOutcome[]> {
+  runTogether(reads: readonly (readonly ReadStep[])[], owner?: string): Promise<ReadOutcome[]> {
     if (this.closed) return Promise.reject(new Error('read pool closed'));
+    const perOwner = this.options.maxQueuedPerOwner;
+    if (owner !== undefined && perOwner !== undefined) {
+      let waiting = 0;
+      for (const j of this.queue) if (j.owner === owner && !j.settled) waiting++;
+      if (waiting >= perOwner) {
+        return Promise.reject(
+          new UserRequestLimitError(`User ${owner} has ${waiting} large reads waiting for a read thread (${limitSetting('userQueuedReads')}); send fewer at once.`, this.retryAfter()),
+        );
+      }
+    }
     const busy = this.slots.length >= this.options.threads && this.slots.every((s) => s.job !== undefined);
     if (busy && this.queue.length >= this.options.maxQueued) {
       return Promise.reject(
@@ -106,7 +124,7 @@ export class ReadPool {
       );
     }
     return new Promise<ReadOutcome[]>((resolve, reject) => {
-      const job: Job = { id: this.nextId++, reads, deadline: Date.now() + this.options.timeoutMs, resolve, reject, settled: false };
+      const job: Job = { id: this.nextId++, owner, reads, deadline: Date.now() + this.options.timeoutMs, resolve, reject, settled: false };
       job.timer = setTimeout(() => this.expire(job), this.options.timeoutMs);
       job.timer.unref();
       this.queue.push(job);
@@ -134,12 +152,23 @@ export class ReadPool {
       let slot = this.slots.find((s) => s.job === undefined);
       if (slot === undefined && this.slots.length < this.options.threads) slot = this.start();
       if (slot === undefined) return;
-      const job = this.queue.shift() as Job;
+      const job = this.next();
       if (job.settled) continue;
       slot.job = job;
       const message: WorkerJob = { id: job.id, reads: job.reads, deadline: job.deadline };
       slot.worker.postMessage(message);
     }
+  }
+
+  /**
+   * Takes the next job off the queue, owners in turn (fairestJob), so one user's many large reads take
+   * turns with another's one instead of going first (jobs without an owner count as one owner).
+   */
+  private next(): Job {
+    const job = this.queue.splice(fairestJob(this.queue, this.lastServed), 1)[0] as Job;
+    this.lastServed.set(job.owner, this.served++);
+    if (this.lastServed.size > 10_000) this.lastServed.clear();
+    return job;
   }
 
   private start(): Slot {
@@ -214,6 +243,24 @@ export class ReadPool {
     if (error !== undefined) job.reject(error);
     else job.resolve(outcomes as ReadOutcome[]);
   }
+}
+
+/**
+ * The index in `queue` (oldest first) of the job to run next: the oldest job of the owner served
+ * longest ago (`lastServed`: a sequence number per owner; never served comes first). So owners take
+ * turns, whatever the number of jobs each has waiting.
+ */
+export function fairestJob(queue: readonly { readonly owner: string | undefined }[], lastServed: ReadonlyMap<string | undefined, number>): number {
+  let best = 0;
+  let bestServed = Infinity;
+  for (let i = 0; i < queue.length; i++) {
+    const served = lastServed.get(queue[i]?.owner) ?? -1;
+    if (served < bestServed) {
+      best = i;
+      bestServed = served;
+    }
+  }
+  return best;
 }
 
 /** An error from a thread as the event loop raises it: an ODataError keeps its status and code. */
