@@ -15,7 +15,8 @@
 // seed.js) and ours (bench/lib/bench-data.mjs: the same rows), start the three servers on
 // loopback, verify every scenario on ours (exit 1 if one fails), run the harness with targets
 // ours, cap, raw (--pid for each: CPU per request and peak RSS), stop what it started, and write the
-// table and the harness's JSON under bench/results/, with the targets of issue 7 checked.
+// table and the harness's JSON under bench/results/, with the targets of issue 7 checked; then the
+// noisy-neighbour scenario (bench/lib/noisy-neighbour.mjs) on ours.
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
@@ -25,6 +26,7 @@ import { seedBenchDatabase, BENCH_COMPANY } from './lib/bench-data.mjs';
 import { freePort, killAllNow, memoryMiB, oursNodeFlags, oursToken, startNode, startOurs, stopAll, waitHttp } from './lib/servers.mjs';
 import { checkTargets, formatChecks } from './lib/targets.mjs';
 import { appendHistory, HISTORY } from './lib/history.mjs';
+import { formatNoisyNeighbour, noisyNeighbour } from './lib/noisy-neighbour.mjs';
 
 const { values: args } = parseArgs({ options: { only: { type: 'string' }, engine: { type: 'string', default: 'sqlite' } } });
 if (args.engine !== 'sqlite' && args.engine !== 'postgres') {
@@ -110,14 +112,21 @@ async function main() {
   ];
   log(`running the harness: ${DURATION} s x ${ROUNDS} rounds, ${WARMUP} s warm-up, ${CONNECTIONS} connections`);
   const runCode = await runNode(work.runMjs, runArgs, { cwd: work.harness, teeFile: txtOut });
-  const peak = { ours: memoryMiB(ours.pid), cap: memoryMiB(cap.pid), raw: memoryMiB(raw.pid) };
   if (runCode !== 0 || !fs.existsSync(jsonOut)) {
     log(`the harness failed (exit ${runCode})`);
     return 1;
   }
+  let noisy;
+  if (token !== undefined && (args.only === undefined || new RegExp(args.only).test('noisy-neighbour'))) {
+    log('noisy neighbour: ecn-by-key alone, then beside another user\'s nested any() reads ...');
+    noisy = await noisyNeighbour({ base: oursBase, token, noisyToken: oursToken(oursDb, BENCH_COMPANY.name, 'NOISY'), seconds: Number(DURATION) });
+  }
+  const peak = { ours: memoryMiB(ours.pid), cap: memoryMiB(cap.pid), raw: memoryMiB(raw.pid) };
   const doc = JSON.parse(fs.readFileSync(jsonOut, 'utf8'));
   const checks = checkTargets(doc, peak);
-  const report = formatChecks(checks, peak, { seconds: (Date.now() - t0) / 1000, duration: DURATION, rounds: ROUNDS, warmup: WARMUP, connections: CONNECTIONS, oursFlags: oursNodeFlags(oursDb).join(' ') });
+  const report =
+    formatChecks(checks, peak, { seconds: (Date.now() - t0) / 1000, duration: DURATION, rounds: ROUNDS, warmup: WARMUP, connections: CONNECTIONS, oursFlags: oursNodeFlags(oursDb).join(' ') }) +
+    (noisy === undefined ? '' : `\n${formatNoisyNeighbour(noisy)}`);
   console.log(`\n${report}`);
   fs.appendFileSync(txtOut, `\n${report}\n`);
   fs.copyFileSync(txtOut, path.join(RESULTS, 'bench-latest.txt'));
@@ -129,6 +138,7 @@ async function main() {
     raw: checks.rows.filter((r) => r.rawTarget !== undefined).map((r) => [r.name, r.rawRatio]),
     peakMiB: peak.ours?.hwm ?? null,
     only: args.only,
+    noisy,
   });
   log(`added the run to ${path.relative(process.cwd(), HISTORY)}`);
   const oursFailed = doc.scenarios.filter((s) => s.targets.ours?.status !== 'ok').map((s) => s.name);
@@ -136,6 +146,7 @@ async function main() {
     log(`FAIL on ours: ${oursFailed.join(', ')}`);
     return 1;
   }
+  if (noisy !== undefined && !noisy.met) log('the noisy-neighbour target is not met');
   if (profiling) log(`CPU profile of our server: ${profDir} (written when the server stops)`);
   return 0;
 }

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const HISTORY = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'history.tsv');
-const HEADER = 'date\tcommit\tengine\tours/peer req/s per scenario\tours/raw\tpeak RSS MiB\n';
+const HEADER = 'date\tcommit\tengine\tours/peer req/s per scenario\tours/raw\tpeak RSS MiB\tnoisy neighbour p99 ms alone/beside\n';
 
 /** The short commit the run measured, with `+changes` when the work tree differed from it. */
 function commit() {
@@ -27,9 +27,10 @@ const MEASURED = commit();
 
 /**
  * Appends one run: `ratios` are [scenario, ours/peer] pairs (undefined where a target failed), `raw`
- * [scenario, ours/raw] pairs, `peakMiB` our peak RSS (null when unknown).
+ * [scenario, ours/raw] pairs, `peakMiB` our peak RSS (null when unknown), `noisy` the noisy-neighbour
+ * result (bench/lib/noisy-neighbour.mjs) when it ran.
  */
-export function appendHistory({ engine, ratios, raw = [], peakMiB, only }) {
+export function appendHistory({ engine, ratios, raw = [], peakMiB, only, noisy }) {
   const f = (x, d) => (x === undefined || x === null || Number.isNaN(x) ? '-' : x.toFixed(d));
   const line = [
     new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
@@ -38,6 +39,7 @@ export function appendHistory({ engine, ratios, raw = [], peakMiB, only }) {
     ratios.map(([name, r]) => `${name}=${f(r, 1)}x`).join(' '),
     raw.map(([name, r]) => `${name}=${f(r, 2)}x`).join(' ') || '-',
     f(peakMiB, 1),
+    noisy === undefined ? '-' : `${f(noisy.quietP99, 1)}/${f(noisy.noisyP99, 1)} (${f(noisy.ratio, 1)}x)`,
   ].join('\t');
   if (!fs.existsSync(HISTORY)) fs.writeFileSync(HISTORY, HEADER);
   fs.appendFileSync(HISTORY, `${line}\n`);
