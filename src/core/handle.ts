@@ -27,6 +27,7 @@ import { resolveCompany, type CompanyIdentity } from './resolve-company.js';
 import { andThen, type MaybePromise } from '../util/maybe-promise.js';
 import type { ServiceContext } from './service-context.js';
 import { ownRunners, type OperationRunners } from './operation-runners.js';
+import { readIntentOf } from './read-intent.js';
 import { operationContext } from './operation-context.js';
 import { readByKey } from './operations/read-by-key.js';
 import { BatchFormatError } from '../errors/odata-error.js';
@@ -114,9 +115,10 @@ function handleUnsafe(svc: ServiceContext, req: ODataRequest): ODataResponse | P
   } catch (e) {
     throw countFailure(svc, req, e);
   }
-  if (!(principal instanceof Promise)) return route(svc, req, principal, ownRunners(svc));
+  const runners = ownRunners(svc, readIntentOf(req.method, req.headers));
+  if (!(principal instanceof Promise)) return route(svc, req, principal, runners);
   return principal.then(
-    (p) => route(svc, req, p, ownRunners(svc)),
+    (p) => route(svc, req, p, runners),
     (e: unknown) => {
       throw countFailure(svc, req, e);
     },

@@ -47,6 +47,8 @@ export interface ServiceLimits {
    * written counts 30, an expanded one 15: query/read-cost.ts); about 10 ms at the default.
    */
   readonly maxInlineRows: number;
+  /** PostgreSQL read replicas: a replica whose replay lag is past this, ms, answers no reads until it catches up. */
+  readonly maxReplicaLagMs: number;
 }
 
 /** The defaults of the limits a service.json leaves out. */
@@ -70,6 +72,7 @@ export const DEFAULT_LIMITS: ServiceLimits = Object.freeze({
   readWorkers: 1,
   maxQueuedReads: 32,
   maxInlineRows: 50_000,
+  maxReplicaLagMs: 5000,
 });
 
 /** `limits.<name> in service.json`: how refusals name the setting that caused them. */

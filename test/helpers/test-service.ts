@@ -56,7 +56,7 @@ export interface TestService {
  * service's hook modules. Webhook delivery is off unless `webhooks` is given (then merged over the defaults).
  */
 export async function startTestService(
-  opts: { metadataDir?: string; dbFile?: string; engine?: 'sqlite' | 'postgres'; seed?: boolean; defaultCompany?: string; rules?: readonly EntityHooks[]; jwt?: JwtSettings; authRateLimit?: { windowMs: number; max: number }; webhooks?: Partial<WebhookOptions>; corsOrigins?: readonly string[]; publicMetadata?: boolean } = {},
+  opts: { metadataDir?: string; dbFile?: string; engine?: 'sqlite' | 'postgres'; seed?: boolean; defaultCompany?: string; rules?: readonly EntityHooks[]; jwt?: JwtSettings; authRateLimit?: { windowMs: number; max: number }; webhooks?: Partial<WebhookOptions>; corsOrigins?: readonly string[]; publicMetadata?: boolean; readReplicas?: readonly string[] } = {},
 ): Promise<TestService> {
   const webhooks: WebhookOptions = { ...DEFAULT_WEBHOOKS, deliver: false, ...opts.webhooks };
   // On the PostgreSQL run (jest.postgres.config.js project "postgres"), or when `engine` asks for it, a fresh
@@ -76,6 +76,7 @@ export async function startTestService(
       authRateLimit: opts.authRateLimit ?? { windowMs: 60_000, max: 1_000_000 },
       ...(opts.corsOrigins ? { corsOrigins: opts.corsOrigins } : {}),
       ...(opts.publicMetadata === false ? { publicMetadata: false } : {}),
+      ...(opts.readReplicas ? { readReplicas: opts.readReplicas } : {}),
     }),
     opts.rules ?? businessRules,
   );
