@@ -6,6 +6,7 @@
  * answers; `/ready` lists the replica's state and lag. Which server answered shows in the data: with the
  * standby's replay paused, a write reaches only the primary.
  */
+import { spawnSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -14,6 +15,7 @@ import type { Express } from 'express';
 import { createExpressApp } from '../../../../src/http/express-app.js';
 import { startTestService, type TestService } from '../../../helpers/test-service.js';
 import { metadataWithLimits } from '../../../helpers/metadata-copy.js';
+import { BIN, startServeProcess } from '../../../helpers/serve-process.js';
 // @ts-expect-error -- a JavaScript module without declarations (shared with the bench)
 import { startPostgresPair } from '../../../../scripts/postgres-pair.mjs';
 
@@ -175,3 +177,35 @@ test('a stopped replica: reads with the header answer from the primary at once, 
   expect((await readyWhen((r) => r.state === 'ok' && r.lagMs === 0, 15_000)).body.replicas[0]?.state).toBe('ok');
   expect(await drawing(READ_ONLY)).toBe('WHILE-DOWN');
 }, 40_000);
+
+test('serve --read-replica (repeatable): /ready lists each replica; GETs with the header answer', async () => {
+  await pair.createDatabase('served');
+  const standby = pair.url('served', 'standby');
+  const server = await startServeProcess(['--read-replica', standby, '--read-replica', standby, '--workers', '2'], pair.url('served'));
+  try {
+    const origin = new URL(server.url).origin;
+    let replicas: { state: string }[] = [];
+    for (const until = Date.now() + 8000; Date.now() < until; ) {
+      // Each worker has its own replicas (and probes): either may answer.
+      replicas = ((await (await fetch(`${origin}/ready`)).json()) as { replicas: { state: string }[] }).replicas;
+      if (replicas.every((r) => r.state === 'ok')) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(replicas.map((r) => r.state)).toEqual(['ok', 'ok']);
+    const r = await fetch(`${server.url}/engChangeNotices?$top=1`, { headers: { authorization: `Bearer ${server.token}`, ...READ_ONLY } });
+    expect(r.status).toBe(200);
+  } finally {
+    server.child.kill('SIGTERM');
+    await new Promise((resolve) => server.child.once('exit', resolve));
+  }
+}, 60_000);
+
+test.each([
+  [['--db', ':memory:', '--read-replica', 'postgres://u:p@127.0.0.1:1/x'], /--read-replica is for a PostgreSQL --db/],
+  [['--db', 'postgres://u:p@127.0.0.1:1/x', '--read-replica', 'replica.sqlite'], /--read-replica takes a PostgreSQL URL .*, got 'replica.sqlite'/],
+])('serve %j: one line, exit 1', (args, message) => {
+  const r = spawnSync(process.execPath, [BIN, 'serve', '--log-level', 'silent', ...(args as string[])], { encoding: 'utf8', timeout: 20_000 });
+  expect(r.status).toBe(1);
+  expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  expect(r.stderr).toMatch(message as RegExp);
+});
