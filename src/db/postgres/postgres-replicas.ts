@@ -9,7 +9,7 @@
 import { parse } from 'pg-connection-string';
 import type { ReplicaStatus } from '../engine.js';
 import type { CompiledQuery } from '../../sql/compile.js';
-import { connectionEnded, openPostgres, type PostgresDatabase } from './postgres-database.js';
+import { openPostgres, type PostgresDatabase } from './postgres-database.js';
 import { isUnavailable } from './postgres-errors.js';
 import { PostgresReads } from './postgres-reads.js';
 import { judgeReplica, pickReplica, type LagSample, type ReplicaState } from './postgres-replica-state.js';
@@ -95,9 +95,9 @@ export class PostgresReplicas {
     return this.replicas[at];
   }
 
-  /** A read on `replica` failed with `error`: a connection that cannot be had takes it out until a probe finds it well. */
+  /** A read on `replica` failed with `error`: a server that cannot be reached is out until a probe finds it well. */
   failed(replica: Replica, error: unknown): void {
-    if (isUnavailable(error) || connectionEnded(error)) {
+    if (isUnavailable(error)) {
       replica.state = 'down';
       replica.lagMs = null;
     }
