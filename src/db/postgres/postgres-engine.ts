@@ -76,7 +76,7 @@ export class PostgresEngine implements Engine {
   private compacting: Promise<unknown> | undefined;
   private closed = false;
   /** The reads of requests sent with `Data-Access-Intent: ReadOnly`, when there are read replicas. */
-  private readonly replicaReads: PostgresReplicaReads | undefined;
+  private readonly replicaReads: ReadRunner | undefined;
 
   constructor(
     readonly database: PostgresDatabase,

@@ -8,12 +8,22 @@
  */
 import type { ReadRequest, ReadRunner } from '../engine.js';
 import type { ReadOutcome, StepResult } from '../read-steps.js';
-import type { PostgresReplicas } from './postgres-replicas.js';
+
+/** A replica's reads (postgres-replicas.ts Replica). */
+interface ReplicaReads {
+  readonly reads: { run(read: ReadRequest): Promise<StepResult[]>; runTogether(reads: readonly ReadRequest[]): Promise<ReadOutcome[]> };
+}
+
+/** Which replica reads next, and what to do when it fails (postgres-replicas.ts PostgresReplicas). */
+export interface ReplicaChoice<R extends ReplicaReads> {
+  pick(): R | undefined;
+  failed(replica: R, error: unknown): void;
+}
 
 /** Reads on a replica, falling back to the primary (see the file comment). */
-export class PostgresReplicaReads implements ReadRunner {
+export class PostgresReplicaReads<R extends ReplicaReads> implements ReadRunner {
   constructor(
-    private readonly replicas: PostgresReplicas,
+    private readonly replicas: ReplicaChoice<R>,
     private readonly primary: ReadRunner,
   ) {}
 
