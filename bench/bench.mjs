@@ -7,6 +7,8 @@
 //   BENCH_CPU_PROF=1 npm run bench                 # also writes a CPU profile of our server
 //   npm run bench -- --engine postgres             # ours on PostgreSQL (1 instance and --workers 2) vs CAP on
 //                                                  # @cap-js/postgres, one embedded PostgreSQL server (bench/lib/bench-postgres.mjs)
+//   npm run bench -- --engine postgres --replicas 1  # the read scenarios with Data-Access-Intent: ReadOnly, ours
+//                                                  # with one hot standby beside ours without (bench/lib/bench-replicas.mjs)
 //
 // Scenarios: the harness's scenarios.json plus the project's own bench/scenarios.json (merged into
 // bench/.work/scenarios.json, passed with --scenarios).
@@ -28,9 +30,13 @@ import { checkTargets, formatChecks } from './lib/targets.mjs';
 import { appendHistory, HISTORY } from './lib/history.mjs';
 import { formatNoisyNeighbour, noisyNeighbour } from './lib/noisy-neighbour.mjs';
 
-const { values: args } = parseArgs({ options: { only: { type: 'string' }, engine: { type: 'string', default: 'sqlite' } } });
+const { values: args } = parseArgs({ options: { only: { type: 'string' }, engine: { type: 'string', default: 'sqlite' }, replicas: { type: 'string' } } });
 if (args.engine !== 'sqlite' && args.engine !== 'postgres') {
   console.error(`[bench] --engine ${args.engine}: use sqlite (the default) or postgres`);
+  process.exit(2);
+}
+if (args.replicas !== undefined && (args.engine !== 'postgres' || args.replicas !== '1')) {
+  console.error(`[bench] --replicas ${args.replicas}: only --replicas 1, with --engine postgres`);
   process.exit(2);
 }
 const env = (k, d) => process.env[k] ?? String(d);
@@ -61,6 +67,10 @@ async function main() {
   const t0 = Date.now();
   fs.mkdirSync(RESULTS, { recursive: true });
   const work = prepareWorkFolder((m) => log(m));
+  if (args.engine === 'postgres' && args.replicas !== undefined) {
+    const { benchReplicas } = await import('./lib/bench-replicas.mjs');
+    return benchReplicas({ work, settings: { duration: DURATION, rounds: ROUNDS, warmup: WARMUP, connections: CONNECTIONS }, only: args.only, stamp: STAMP, log });
+  }
   if (args.engine === 'postgres') {
     const { benchPostgres } = await import('./lib/bench-postgres.mjs');
     const settings = { duration: DURATION, rounds: ROUNDS, warmup: WARMUP, connections: CONNECTIONS };

@@ -46,6 +46,8 @@ export interface ServiceOptions {
   readonly dbFile: string;
   /** PostgreSQL: the most connections this process's pool opens (default 10); SQLite has none to set. */
   readonly dbConnections?: number;
+  /** PostgreSQL read replicas (`postgres://` URLs of hot standbys) for GETs sent with `Data-Access-Intent: ReadOnly` (conventions §13). */
+  readonly readReplicas?: readonly string[];
   /** Company (id or name) used by unscoped URLs when the request names none. */
   readonly defaultCompany?: string;
   /** Log level for pino ('silent' in tests). */

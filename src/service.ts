@@ -80,7 +80,10 @@ export async function createService(options: ServiceOptions, rules: readonly Ent
   const log = pino({ level: options.logLevel, base: undefined });
   const model = loadModel(options.metadataDir);
   const hooks = buildHookRegistry(model, rules, eventFrameworkHooks(model));
-  const engine = await openEngine(options.dbFile, model.service, log, options.dbConnections === undefined ? {} : { connections: options.dbConnections });
+  const engine = await openEngine(options.dbFile, model.service, log, {
+    ...(options.dbConnections === undefined ? {} : { connections: options.dbConnections }),
+    ...(options.readReplicas === undefined ? {} : { readReplicas: options.readReplicas }),
+  });
   try {
     const report = await engine.migrate(model);
     if (report.createdTables.length + report.addedColumns.length + report.droppedIndexes.length + report.recountedCounters.length + Object.keys(report.stampedEtags).length + (report.rebuiltEntityJson?.length ?? 0) > 0) log.info(report, 'database schema updated');

@@ -19,12 +19,12 @@ const RPS_VS_CAP = 5;
 const f = (x, d = 0) => (x === undefined || x === null || Number.isNaN(x) ? '-' : x.toFixed(d));
 
 /** Starts a sampler of a process tree's CPU (the peer's tool), writing to `file`. */
-function sampleTree(tools, pid, file, name) {
+export function sampleTree(tools, pid, file, name) {
   return startNode(name, [path.join(tools, 'pg-cpu-sampler.js'), String(pid), file, '200'], { cwd: tools, logFile: `${file}.log` });
 }
 
 /** CPU µs per 2xx response of a process tree during `target`'s timed runs, per scenario (the peer's report, parsed). */
-function treeCpu(tools, samples, stderrTs, json, target) {
+export function treeCpu(tools, samples, stderrTs, json, target) {
   const r = spawn(process.execPath, [path.join(tools, 'pg-cpu-report.js'), samples, stderrTs, json], { stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve) => {
     let out = '';
@@ -41,7 +41,7 @@ function treeCpu(tools, samples, stderrTs, json, target) {
 }
 
 /** Runs the harness, its stderr timestamped into `stderrFile` (for the CPU attribution) and echoed. */
-function runHarness(runMjs, argv, { cwd, teeFile, stderrFile }) {
+export function runHarness(runMjs, argv, { cwd, teeFile, stderrFile }) {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [runMjs, ...argv], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     const tee = teeFile === undefined ? undefined : fs.createWriteStream(teeFile);

@@ -22,6 +22,8 @@ import { ChangeSetTransaction } from './change-set.js';
 import { bodyReferences, resolveBodyReferences } from './body-references.js';
 import { partTarget, type BatchBase } from './part-url.js';
 import { ReadRun } from './read-run.js';
+import { batchReadIntent } from '../core/read-intent.js';
+import type { ReadRunner as EngineReads } from '../db/engine.js';
 import type { PartHandler } from '../core/service-context.js';
 import type { PartResult, UnitResult } from './write-batch-response.js';
 
@@ -54,6 +56,8 @@ export class BatchRun {
   private seq = 0;
   /** Bytes the batch's answer may still take (limits.maxResponseBytes): the parts' bodies are held together. */
   private left: number;
+  /** Where the batch's GETs read (run sets it from the batch's intent). */
+  private reads: EngineReads;
 
   constructor(
     private readonly svc: ServiceContext,
@@ -63,6 +67,7 @@ export class BatchRun {
     private readonly continueOnError: boolean,
   ) {
     this.left = svc.model.service.maxResponseBytes;
+    this.reads = svc.engine.reads;
   }
 
   /** The response budget of each of `n` parts about to run together. */
@@ -72,6 +77,9 @@ export class BatchRun {
 
   /** Runs the batch; the results of the units run, in order. */
   async run(batch: BatchRequest): Promise<UnitResult[]> {
+    // A batch of GETs only, with the header, may read on a replica; any other reads its own writes.
+    const methods = batch.units.map((u) => (u.kind === 'request' ? u.part.method : 'changeSet'));
+    this.reads = this.svc.engine.readsFor(batchReadIntent(this.batchRequest.headers, methods));
     let reads: BatchPart[] = [];
     for (const unit of batch.units) {
       if (unit.kind === 'request' && isRead(unit.part) && !reads.some((r) => r.id !== undefined && dependencies(unit.part).includes(r.id))) {
@@ -98,7 +106,7 @@ export class BatchRun {
 
   /** GETs that follow one another: handled up to their reads, which then run together in one snapshot. */
   private async runReads(parts: readonly BatchPart[]): Promise<void> {
-    const run = new ReadRun(this.svc);
+    const run = new ReadRun(this.reads);
     const responseBytes = this.share(parts.length);
     const responses: Promise<ODataResponse>[] = [];
     for (const [i, part] of parts.entries()) {

@@ -7,10 +7,9 @@
  * under the same deadline and queue limits as a read alone. A read a GET starts after that (a second statement of
  * one read, rare) runs on its own.
  */
-import type { ReadRequest } from '../db/engine.js';
+import type { ReadRequest, ReadRunner as EngineReads } from '../db/engine.js';
 import type { StepResult } from '../db/read-steps.js';
 import type { ReadRunner } from '../core/operation-runners.js';
-import type { ServiceContext } from '../core/service-context.js';
 
 interface Waiting {
   readonly read: ReadRequest;
@@ -25,13 +24,14 @@ export class ReadRun {
   private readonly handed = new Set<number>();
   private flushed = false;
 
-  constructor(private readonly svc: ServiceContext) {}
+  /** @param reads the engine's reads for the batch's intent (a replica's for an all-GET batch with `Data-Access-Intent: ReadOnly`) */
+  constructor(private readonly reads: EngineReads) {}
 
   /** The runner of GET number `index` of the run. */
   runnerFor(index: number): ReadRunner {
     return {
       run: (read) => {
-        if (this.flushed) return this.svc.engine.reads.run(read);
+        if (this.flushed) return this.reads.run(read);
         const results = new Promise<StepResult[]>((resolve, reject) => this.waiting.push({ read, resolve, reject }));
         this.handed.add(index);
         this.notify.get(index)?.();
@@ -52,7 +52,7 @@ export class ReadRun {
     const waiting = this.waiting.splice(0);
     if (waiting.length === 0) return;
     try {
-      const outcomes = await this.svc.engine.reads.runTogether(waiting.map((w) => w.read));
+      const outcomes = await this.reads.runTogether(waiting.map((w) => w.read));
       waiting.forEach((w, i) => {
         const o = outcomes[i];
         if (o === undefined) w.reject(new Error('a read of the batch gave no outcome'));

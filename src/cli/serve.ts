@@ -35,6 +35,9 @@ Options:
                         PostgreSQL URL (postgres://user:password@host:5432/database)
   --db-connections N    PostgreSQL: the most connections each process opens (2-1000, default 10);
                         with --workers, each worker opens its own
+  --read-replica URL    PostgreSQL: a hot standby of --db that answers GETs sent with
+                        Data-Access-Intent: ReadOnly while its lag is within limits.maxReplicaLagMs;
+                        repeatable (each gets a pool of --db-connections)
   --seed demo           seed the demo data when the database is empty
   --workers N           run N worker processes on the port (1-64), after preparing the database once;
                         a worker that dies is restarted; needs a database file or PostgreSQL URL
@@ -104,6 +107,7 @@ async function startServing(argv: string[]): Promise<Server | undefined> {
     'no-compile': { type: 'boolean' },
     workers: { type: 'string' },
     'db-connections': { type: 'string' },
+    'read-replica': { type: 'string', multiple: true },
   });
   if (help) {
     console.log(SERVE_HELP);
@@ -125,6 +129,7 @@ async function startServing(argv: string[]): Promise<Server | undefined> {
   if (logLevel !== undefined && !LOG_LEVELS.includes(String(logLevel))) throw new UsageError(`ecn-odata serve: --log-level takes one of ${LOG_LEVELS.join(', ')}, got '${String(logLevel)}'.`);
   const dbFile = typeof values['db'] === 'string' ? values['db'] : 'data/ecn.sqlite';
   const dbConnections = connectionCount(values['db-connections'], dbFile);
+  const readReplicas = replicaUrls(values['read-replica'], dbFile);
   const opts = defaultOptions({
     dbFile,
     ...(dbConnections === undefined ? {} : { dbConnections }),
@@ -151,7 +156,9 @@ async function startServing(argv: string[]): Promise<Server | undefined> {
     const primary = workers !== undefined && !worker;
     // Other processes may serve a file or server too (fair use adds up their users' requests); not ':memory:'.
     const shareFairUse = !primary && !(where.kind === 'sqlite' && where.file === ':memory:');
-    service = await createService({ ...opts, ...jwt, publicMetadata: values['protect-metadata'] !== true, webhooks: primary ? { ...webhooks, deliver: false } : webhooks, corsOrigins: cors, shareFairUse }, businessRules);
+    // Nor does it read on the replicas: only the workers get them.
+    const replicas = primary || readReplicas.length === 0 ? {} : { readReplicas };
+    service = await createService({ ...opts, ...jwt, ...replicas, publicMetadata: values['protect-metadata'] !== true, webhooks: primary ? { ...webhooks, deliver: false } : webhooks, corsOrigins: cors, shareFairUse }, businessRules);
     if (seed === 'demo' && !worker) {
       await seedDemoIfEmpty(service.context);
       await seedDemoUsers(service.context.users);
@@ -244,6 +251,19 @@ function connectionCount(value: string | boolean | undefined, dbFile: string): n
     throw new UsageError('ecn-odata serve: --db-connections is for a PostgreSQL --db; on SQLite, reads run on their own threads (limits.readWorkers in service.json).');
   }
   return n;
+}
+
+/** The `--read-replica` URLs: PostgreSQL URLs, beside a PostgreSQL `--db` only. */
+function replicaUrls(value: string | boolean | (string | boolean)[] | undefined, dbFile: string): string[] {
+  const urls = (Array.isArray(value) ? value : value === undefined ? [] : [value]).map(String);
+  if (urls.length === 0) return [];
+  if (parseSafely(dbFile)?.kind !== 'postgres') {
+    throw new UsageError('ecn-odata serve: --read-replica is for a PostgreSQL --db (a hot standby of it); SQLite has no replicas.');
+  }
+  for (const url of urls) {
+    if (parseSafely(url)?.kind !== 'postgres') throw new UsageError(`ecn-odata serve: --read-replica takes a PostgreSQL URL (postgres://user:password@host:5432/database), got '${redactUrl(url)}'.`);
+  }
+  return urls;
 }
 
 /** The most connections one process may pool (PostgreSQL's own default max_connections is 100). */

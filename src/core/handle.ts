@@ -28,6 +28,7 @@ import { andThen, type MaybePromise } from '../util/maybe-promise.js';
 import type { ServiceContext } from './service-context.js';
 import { ownRunners, type OperationRunners } from './operation-runners.js';
 import type { Release } from './fair-use.js';
+import { readIntentOf } from './read-intent.js';
 import { operationContext } from './operation-context.js';
 import { readByKey } from './operations/read-by-key.js';
 import { BatchFormatError } from '../errors/odata-error.js';
@@ -115,9 +116,10 @@ function handleUnsafe(svc: ServiceContext, req: ODataRequest): ODataResponse | P
   } catch (e) {
     throw countFailure(svc, req, e);
   }
-  if (!(principal instanceof Promise)) return withinFairUse(svc, req, principal);
+  const runners = ownRunners(svc, readIntentOf(req.method, req.headers));
+  if (!(principal instanceof Promise)) return withinFairUse(svc, req, principal, runners);
   return principal.then(
-    (p) => withinFairUse(svc, req, p),
+    (p) => withinFairUse(svc, req, p, runners),
     (e: unknown) => {
       throw countFailure(svc, req, e);
     },
@@ -129,14 +131,14 @@ function handleUnsafe(svc: ServiceContext, req: ODataRequest): ODataResponse | P
  * a `$batch` takes one place and its parts are counted as they run (handleAuthenticated); the service
  * document and $metadata are not counted. The place is given back when the answer is ready.
  */
-function withinFairUse(svc: ServiceContext, req: ODataRequest, principal: Principal): ODataResponse | Promise<ODataResponse> {
-  if (isMetadataPath(req.path)) return route(svc, req, principal, ownRunners(svc));
+function withinFairUse(svc: ServiceContext, req: ODataRequest, principal: Principal, runners: OperationRunners): ODataResponse | Promise<ODataResponse> {
+  if (isMetadataPath(req.path)) return route(svc, req, principal, runners);
   const counted = req.path !== BATCH_PATH;
   const run = (release: Release): ODataResponse | Promise<ODataResponse> => {
     let r: ODataResponse | Promise<ODataResponse>;
     try {
       if (counted) svc.fairUse.count(principal.userId);
-      r = route(svc, req, principal, ownRunners(svc));
+      r = route(svc, req, principal, runners);
     } catch (e) {
       release();
       throw e;

@@ -9,7 +9,7 @@
  */
 import type { EntityType } from '../edm/model.js';
 import type { StoredValue } from '../edm/values.js';
-import type { ReadRequest } from '../db/engine.js';
+import type { ReadIntent, ReadRequest } from '../db/engine.js';
 import type { StepResult } from '../db/read-steps.js';
 import { inWriteTransaction, type WriteIdentity, type WriteSession } from '../store/write-session.js';
 import type { ServiceContext } from './service-context.js';
@@ -56,7 +56,7 @@ export interface OperationRunners {
   readonly responseBytes: number;
 }
 
-/** The runners of a request on its own. */
-export function ownRunners(svc: ServiceContext): OperationRunners {
-  return { reads: svc.engine.reads, writes: OWN_TRANSACTION, inBatch: false, responseBytes: svc.model.service.maxResponseBytes };
+/** The runners of a request on its own; its reads where `intent` lets them run (core/read-intent.ts). */
+export function ownRunners(svc: ServiceContext, intent: ReadIntent = 'primary'): OperationRunners {
+  return { reads: svc.engine.readsFor(intent), writes: OWN_TRANSACTION, inBatch: false, responseBytes: svc.model.service.maxResponseBytes };
 }

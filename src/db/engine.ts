@@ -20,7 +20,24 @@ import type { ServiceLimits } from '../edm/service-limits.js';
 import type { TransactionPart } from './transaction-parts.js';
 
 /** The service settings an engine reads (edm/service-limits.ts): read threads and queues, deadlines. */
-export type EngineLimits = Pick<ServiceLimits, 'readWorkers' | 'maxQueuedReads' | 'userQueuedReads' | 'requestTimeoutMs' | 'maxInlineRows'>;
+export type EngineLimits = Pick<ServiceLimits, 'readWorkers' | 'maxQueuedReads' | 'userQueuedReads' | 'requestTimeoutMs' | 'maxInlineRows' | 'maxReplicaLagMs'>;
+
+/**
+ * Where a request's rows may be read (conventions §13): `primary`, so the client reads its own writes;
+ * `readOnly`, a GET (or a `$batch` of GETs) sent with `Data-Access-Intent: ReadOnly`, which a read
+ * replica may answer, lagging behind the primary.
+ */
+export type ReadIntent = 'primary' | 'readOnly';
+
+/** A read replica as `/ready` shows it: where it is (never its credentials), its state and its replay lag. */
+export interface ReplicaStatus {
+  readonly host: string;
+  readonly port: number;
+  /** `ok`: reads with the header go to it; `lagging`: behind limits.maxReplicaLagMs; `down`: it does not answer, or is no standby. */
+  readonly state: 'ok' | 'lagging' | 'down';
+  /** Its replay lag as last measured, ms; null when unknown (down, or never measured). */
+  readonly lagMs: number | null;
+}
 
 /** The engines the service runs on. */
 export type EngineName = 'sqlite' | 'postgres';
@@ -103,6 +120,13 @@ export interface Engine {
   outerTransaction<T>(body: () => Promise<T>): Promise<T>;
   /** A request's reads: on the event loop or in read threads with a deadline (SQLite), on the pool (PostgreSQL). */
   readonly reads: ReadRunner;
+  /**
+   * The reads of a request with `intent`: `reads`, except that PostgreSQL with read replicas answers a
+   * `readOnly` read from a healthy replica, and from the primary when none is (or the replica fails).
+   */
+  readsFor(intent: ReadIntent): ReadRunner;
+  /** The read replicas and their states (none on SQLite, or without `--read-replica`). */
+  replicaStatus(): readonly ReplicaStatus[];
   /**
    * Brings the tables in line with the model and creates the framework's own (outbox, webhook
    * delivery, users and tokens), in one transaction under a lock, so instances starting together

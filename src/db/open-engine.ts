@@ -12,6 +12,8 @@ import { assertNever } from '../util/assert-never.js';
 export interface EngineOptions {
   /** PostgreSQL: the most pooled connections (default 10). */
   readonly connections?: number;
+  /** PostgreSQL: the read replicas' URLs (`serve --read-replica`, conventions §13). */
+  readonly readReplicas?: readonly string[];
 }
 
 /** Opens the engine `--db` names (a SQLite file is created when missing). */
@@ -21,10 +23,11 @@ export async function openEngine(location: string, limits: EngineLimits, log: Lo
     case 'sqlite':
       // The command line refuses it first (serve --db-connections); this guards other callers.
       if (options.connections !== undefined) throw new Error('a connection count is for PostgreSQL');
+      if ((options.readReplicas ?? []).length > 0) throw new Error('read replicas are for PostgreSQL');
       return openSqliteEngine(where.file, limits, log);
     case 'postgres': {
       const { openPostgresEngine } = await import('./postgres/postgres-engine.js');
-      return openPostgresEngine(where.url, limits, options.connections);
+      return openPostgresEngine(where.url, limits, options.connections, options.readReplicas);
     }
     default:
       return assertNever(where, 'database location');

@@ -57,6 +57,8 @@ export interface ServiceLimits {
   readonly userConcurrentRequests: number;
   /** Requests of one user that may wait for a running place; more, or a longer wait than requestTimeoutMs, is a 429. */
   readonly userQueuedRequests: number;
+  /** PostgreSQL read replicas: a replica whose replay lag is past this, ms, answers no reads until it catches up. */
+  readonly maxReplicaLagMs: number;
 }
 
 /** The defaults of the limits a service.json leaves out. */
@@ -85,6 +87,7 @@ export const DEFAULT_LIMITS: ServiceLimits = Object.freeze({
   userRequestsPer5Min: 6000,
   userConcurrentRequests: 16,
   userQueuedRequests: 100,
+  maxReplicaLagMs: 5000,
 });
 
 /** `limits.<name> in service.json`: how refusals name the setting that caused them. */

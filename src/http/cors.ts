@@ -14,7 +14,7 @@ import vary from 'vary';
 /** Methods a browser app may use. */
 const ALLOW_METHODS = 'GET, HEAD, POST, PATCH, PUT, DELETE';
 /** Request headers the service reads (the CORS-safelisted ones need no mention). */
-const ALLOW_HEADERS = 'Authorization, Content-Type, Accept, If-Match, If-None-Match, Prefer, OData-Version, OData-MaxVersion, X-Request-Id';
+const ALLOW_HEADERS = 'Authorization, Content-Type, Accept, If-Match, If-None-Match, Prefer, OData-Version, OData-MaxVersion, X-Request-Id, Data-Access-Intent';
 /** Response headers a script may read besides the safelisted ones. */
 const EXPOSE_HEADERS = 'ETag, Location, OData-EntityId, OData-Version, Preference-Applied, Retry-After, X-Request-Id';
 /** How long a browser may reuse a preflight's answer, seconds (browsers cap it at 2 hours or less). */

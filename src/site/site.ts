@@ -36,7 +36,7 @@ export class Site {
   private page(path: string): (() => MaybePromise<ODataResponse>) | undefined {
     if (path === '/') return () => (this.index ??= htmlResponse(indexPage(this.service.model)));
     if (path === '/health') return health;
-    if (path === '/ready') return () => ready(this.service.engine.db, this.service.context.refusals);
+    if (path === '/ready') return () => ready(this.service.engine.db, this.service.context.refusals, () => this.service.engine.replicaStatus());
     if (path === DOCS_PATH || path.startsWith(`${DOCS_PATH}/`)) {
       const file = this.docs.get(path.slice(DOCS_PATH.length));
       return file === undefined ? undefined : () => file;

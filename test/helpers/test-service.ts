@@ -67,7 +67,7 @@ export interface TestService {
  * over the defaults).
  */
 export async function startTestService(
-  opts: { metadataDir?: string; dbFile?: string; engine?: 'sqlite' | 'postgres'; seed?: boolean; defaultCompany?: string; rules?: readonly EntityHooks[]; jwt?: JwtSettings; authRateLimit?: { windowMs: number; max: number }; webhooks?: Partial<WebhookOptions>; corsOrigins?: readonly string[]; publicMetadata?: boolean } = {},
+  opts: { metadataDir?: string; dbFile?: string; engine?: 'sqlite' | 'postgres'; seed?: boolean; defaultCompany?: string; rules?: readonly EntityHooks[]; jwt?: JwtSettings; authRateLimit?: { windowMs: number; max: number }; webhooks?: Partial<WebhookOptions>; corsOrigins?: readonly string[]; publicMetadata?: boolean; readReplicas?: readonly string[] } = {},
 ): Promise<TestService> {
   const webhooks: WebhookOptions = { ...DEFAULT_WEBHOOKS, deliver: false, ...opts.webhooks };
   // On the PostgreSQL run (jest.postgres.config.js project "postgres"), or when `engine` asks for it, a fresh
@@ -87,6 +87,7 @@ export async function startTestService(
       authRateLimit: opts.authRateLimit ?? { windowMs: 60_000, max: 1_000_000 },
       ...(opts.corsOrigins ? { corsOrigins: opts.corsOrigins } : {}),
       ...(opts.publicMetadata === false ? { publicMetadata: false } : {}),
+      ...(opts.readReplicas ? { readReplicas: opts.readReplicas } : {}),
     }),
     opts.rules ?? defaultRules(opts.metadataDir),
   );

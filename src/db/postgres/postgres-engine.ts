@@ -15,7 +15,7 @@
  * only users of their process): while it is open, every transaction is a savepoint of it, and `db`
  * and the reads run on its connection.
  */
-import type { Engine, EngineLimits, Statements, Transaction } from '../engine.js';
+import type { Engine, EngineLimits, ReadIntent, ReadRunner, ReplicaStatus, Statements, Transaction } from '../engine.js';
 import type { CompiledQuery } from '../../sql/compile.js';
 import type { EdmModel } from '../../edm/model.js';
 import type { MigrationReport } from '../migration.js';
@@ -28,6 +28,8 @@ import { isRetryable, postgresError } from './postgres-errors.js';
 import { migrateIn, MIGRATION_LOCK, stampStoredEtags } from './postgres-migrate.js';
 import { postgresFrameworkTablesSql } from './postgres-framework-tables.js';
 import { PostgresReads } from './postgres-reads.js';
+import { PostgresReplicaReads } from './postgres-replica-reads.js';
+import { PostgresReplicas } from './postgres-replicas.js';
 import { PostgresWriteBatches } from './postgres-write-batches.js';
 import { schemaStamp, storedStamp, writeStamp } from './postgres-schema-stamp.js';
 import { compactSetCounts } from './postgres-set-counts.js';
@@ -73,15 +75,19 @@ export class PostgresEngine implements Engine {
   private compactTimer: NodeJS.Timeout | undefined;
   private compacting: Promise<unknown> | undefined;
   private closed = false;
+  /** The reads of requests sent with `Data-Access-Intent: ReadOnly`, when there are read replicas. */
+  private readonly replicaReads: ReadRunner | undefined;
 
   constructor(
     readonly database: PostgresDatabase,
     url: string,
     private readonly limits: EngineLimits,
+    private readonly replicas?: PostgresReplicas,
   ) {
     this.location = redactUrl(url);
     this.writes = new PostgresWriteBatches(database, limits.requestTimeoutMs, { sql: ACCESS_VERSION_SQL, committed: (row) => this.accessVersionCommitted(row?.['version']) });
     this.reads = new PostgresReads(database, () => this.held?.session);
+    this.replicaReads = replicas === undefined ? undefined : new PostgresReplicaReads(replicas, this.reads);
     const on = (): AsyncStatements => this.held?.session ?? database;
     this.db = {
       get: (q: CompiledQuery) => on().get(q),
@@ -237,6 +243,15 @@ export class PostgresEngine implements Engine {
     return this.epoch;
   }
 
+  /** `readOnly` reads on a healthy replica, when there are any (postgres-replica-reads.ts); all others on the primary. */
+  readsFor(intent: ReadIntent): ReadRunner {
+    return intent === 'readOnly' && this.replicaReads !== undefined ? this.replicaReads : this.reads;
+  }
+
+  replicaStatus(): readonly ReplicaStatus[] {
+    return this.replicas?.status() ?? [];
+  }
+
   /** An arrow: callers pass it on unbound (core/handle.ts). */
   readonly mapError = (e: unknown): ODataError | undefined => postgresError(e, this.limits.requestTimeoutMs);
 
@@ -245,6 +260,7 @@ export class PostgresEngine implements Engine {
     if (this.compactTimer !== undefined) clearTimeout(this.compactTimer);
     this.compactTimer = undefined;
     await this.compacting;
+    await this.replicas?.close();
     await this.database.close();
   }
 }
@@ -284,7 +300,15 @@ async function savepoint<T>(open: OpenTransaction, body: () => Promise<T>): Prom
   }
 }
 
-/** Opens a PostgreSQL engine on a `postgres://` URL (a pool of at most `connections`, default 10); the first statement connects. */
-export function openPostgresEngine(url: string, limits: EngineLimits, connections?: number): PostgresEngine {
-  return new PostgresEngine(openPostgres(url, { statementTimeoutMs: limits.requestTimeoutMs, ...(connections === undefined ? {} : { max: connections }) }), url, limits);
+/**
+ * Opens a PostgreSQL engine on a `postgres://` URL (a pool of at most `connections`, default 10), with a
+ * pool as large on each of `replicaUrls` (`serve --read-replica`); the first statement connects.
+ */
+export function openPostgresEngine(url: string, limits: EngineLimits, connections?: number, replicaUrls: readonly string[] = []): PostgresEngine {
+  const database = openPostgres(url, { statementTimeoutMs: limits.requestTimeoutMs, ...(connections === undefined ? {} : { max: connections }) });
+  const replicas =
+    replicaUrls.length === 0
+      ? undefined
+      : new PostgresReplicas(database, replicaUrls, { statementTimeoutMs: limits.requestTimeoutMs, maxLagMs: limits.maxReplicaLagMs, ...(connections === undefined ? {} : { connections }) });
+  return new PostgresEngine(database, url, limits, replicas);
 }

@@ -6,7 +6,7 @@
  * with a deadline (db/sqlite/sqlite-read-executor.ts, db/sqlite/sqlite-read-pool.ts). The embedded default: `npm start` needs no server.
  */
 import type { Logger } from 'pino';
-import type { Engine, EngineLimits, Statements, Transaction } from '../engine.js';
+import type { Engine, EngineLimits, ReplicaStatus, Statements, Transaction } from '../engine.js';
 import { openDatabase, type Database } from './sqlite-database.js';
 import { ReadExecutor } from './sqlite-read-executor.js';
 import { ReadPool } from './sqlite-read-pool.js';
@@ -102,6 +102,15 @@ export class SqliteEngine implements Engine {
 
   get cacheEpoch(): number {
     return this.database.readSnapshot;
+  }
+
+  /** SQLite has no replicas: every intent reads here (conventions §13: it ignores the header). */
+  readsFor(): ReadExecutor {
+    return this.reads;
+  }
+
+  replicaStatus(): readonly ReplicaStatus[] {
+    return [];
   }
 
   mapError(e: unknown): ReturnType<Engine['mapError']> {
