@@ -126,12 +126,14 @@ async function main() {
     log(`the harness failed (exit ${runCode})`);
     return 1;
   }
+  // Peak RSS over the scenarios, before the noisy neighbour starts a read thread (reported beside it).
+  const peak = { ours: memoryMiB(ours.pid), cap: memoryMiB(cap.pid), raw: memoryMiB(raw.pid) };
   let noisy;
   if (token !== undefined && (args.only === undefined || new RegExp(args.only).test('noisy-neighbour'))) {
     log('noisy neighbour: ecn-by-key alone, then beside another user\'s nested any() reads ...');
     noisy = await noisyNeighbour({ base: oursBase, token, noisyToken: oursToken(oursDb, BENCH_COMPANY.name, 'NOISY'), seconds: Number(DURATION) });
+    noisy.peakMiB = memoryMiB(ours.pid)?.hwm;
   }
-  const peak = { ours: memoryMiB(ours.pid), cap: memoryMiB(cap.pid), raw: memoryMiB(raw.pid) };
   const doc = JSON.parse(fs.readFileSync(jsonOut, 'utf8'));
   const checks = checkTargets(doc, peak);
   const report =

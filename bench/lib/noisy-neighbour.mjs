@@ -73,6 +73,7 @@ export function formatNoisyNeighbour(r) {
     `noisy neighbour: ecn-by-key p99 from 12 connections ${r.quietP99.toFixed(2)} ms alone (${r.requests.quiet} requests), ` +
     `${r.noisyP99.toFixed(2)} ms beside 4 connections of nested any() reads (${r.requests.noisy}; those answered ${JSON.stringify(r.noise)}): ` +
     `${r.ratio.toFixed(1)}x (${r.met ? 'met' : 'NOT met'}: <= 10x and <= 100 ms)` +
-    (Object.keys(r.failed).length > 0 ? `; non-2xx by-key answers ${JSON.stringify(r.failed)}` : '')
+    (Object.keys(r.failed).length > 0 ? `; non-2xx by-key answers ${JSON.stringify(r.failed)}` : '') +
+    (r.peakMiB === undefined ? '' : `; peak RSS after it ${r.peakMiB.toFixed(1)} MiB (a read thread's heap included)`)
   );
 }
