@@ -86,8 +86,10 @@ describe('running places and the queue', () => {
       t.call('POST', `/companies(${t.companyIds[0]})/engChangeNoticeComments`, { token: jsmith, body: { engChangeNoticeId: ecn?.['id'], comment } });
     const running = [post('first'), post('second')];
     const waiting = post('third');
-    await new Promise((resolve) => setImmediate(resolve));
+    // Both running ones reach their hook (on PostgreSQL after a few database round trips); the third waits.
+    for (let i = 0; i < 500 && entered.length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 10));
     expect(entered).toEqual(['first', 'second']);
+    expect(t.service.context.fairUse.load('JSMITH')).toEqual({ running: 2, queued: 1 });
     const refused = await t.call('GET', '/engChangeNotices?$top=1', { token: jsmith });
     expectTooMany(refused);
     expect(refused.json.error.message).toContain('limits.userConcurrentRequests in service.json');
