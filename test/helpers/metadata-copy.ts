@@ -8,10 +8,10 @@ import path from 'node:path';
 import type { ServiceLimits } from '../../src/edm/service-limits.js';
 import { REPO_METADATA } from './test-service.js';
 
-/** The folder of the copy; its service.json `limits` are the repository's with `limits` over them. */
-export function metadataWithLimits(limits: Partial<ServiceLimits>): string {
+/** The folder of the copy of `from` (the repository's metadata/ unless said); its service.json `limits` are the copied ones with `limits` over them. */
+export function metadataWithLimits(limits: Partial<ServiceLimits>, from: string = REPO_METADATA): string {
   const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ecn-limits-')), 'metadata');
-  fs.cpSync(REPO_METADATA, dir, { recursive: true });
+  fs.cpSync(from, dir, { recursive: true });
   const file = path.join(dir, 'service.json');
   const service = JSON.parse(fs.readFileSync(file, 'utf8')) as { limits: Record<string, unknown> };
   service.limits = { ...service.limits, ...limits };

@@ -3,21 +3,14 @@
  * synchronous stretch of the event loop, so what it writes is bounded before anything runs: its requests
  * and the entities nested in their bodies. On the fixture model with the limit at 10.
  */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { FIXTURE_METADATA } from '../fixtures/model.js';
+import { metadataWithLimits } from '../helpers/metadata-copy.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 
 let t: TestService;
 let c: string;
 beforeAll(async () => {
-  const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ecn-change-set-')), 'metadata');
-  fs.cpSync(FIXTURE_METADATA, dir, { recursive: true });
-  const service = JSON.parse(fs.readFileSync(path.join(dir, 'service.json'), 'utf8')) as { limits: Record<string, unknown> };
-  service.limits = { ...service.limits, maxChangeSetEntities: 10 };
-  fs.writeFileSync(path.join(dir, 'service.json'), JSON.stringify(service));
-  t = await startTestService({ metadataDir: dir });
+  t = await startTestService({ metadataDir: metadataWithLimits({ maxChangeSetEntities: 10 }, FIXTURE_METADATA) });
   c = t.companyIds[0] as string;
 });
 afterAll(() => t.close());

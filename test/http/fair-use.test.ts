@@ -9,19 +9,13 @@ import path from 'node:path';
 import { FairUseSharing } from '../../src/core/fair-use-sharing.js';
 import { defineHooks } from '../../src/hooks/types.js';
 import { FIXTURE_METADATA } from '../fixtures/model.js';
+import type { ServiceLimits } from '../../src/edm/service-limits.js';
+import { metadataWithLimits } from '../helpers/metadata-copy.js';
 import { createEmptyDatabase, onPostgres, type EmptyDatabase } from '../helpers/postgres.js';
 import { startTestService, type TestResponse, type TestService } from '../helpers/test-service.js';
 
 /** The fixture model with other fair-use limits in its service.json. */
-function fixtureWithLimits(limits: Record<string, number>): string {
-  const dir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ecn-fair-use-')), 'metadata');
-  fs.cpSync(FIXTURE_METADATA, dir, { recursive: true });
-  const file = path.join(dir, 'service.json');
-  const service = JSON.parse(fs.readFileSync(file, 'utf8')) as { limits: Record<string, unknown> };
-  service.limits = { ...service.limits, ...limits };
-  fs.writeFileSync(file, JSON.stringify(service, null, 2));
-  return dir;
-}
+const fixtureWithLimits = (limits: Partial<ServiceLimits>): string => metadataWithLimits(limits, FIXTURE_METADATA);
 
 function expectTooMany(r: TestResponse): void {
   expect(r.status).toBe(429);

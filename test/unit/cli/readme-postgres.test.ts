@@ -6,24 +6,13 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from '../../helpers/free-port.js';
 import { readmeBlock } from '../../helpers/readme-example.js';
 import { REPO_ROOT as root } from '../../helpers/serve-process.js';
 
 const BLOCK = readmeBlock('PostgreSQL and several instances', 'sh', 'npm run postgres:local');
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** Resolves with what the child printed once `pattern` matches it. */
 function waitForOutput(child: ChildProcess, pattern: RegExp, ms: number): Promise<string> {

@@ -8,6 +8,7 @@ import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { freePort } from '../../helpers/free-port.js';
 import { readmeBlock } from '../../helpers/readme-example.js';
 import { REPO_ROOT as root, startServeProcess, type ServeProcess } from '../../helpers/serve-process.js';
 
@@ -35,17 +36,6 @@ function bash(script: string, cwd: string, pipefail = true): SpawnSyncReturns<st
 function workDir(): string {
   fs.mkdirSync(path.join(root, 'test-output'), { recursive: true });
   return fs.mkdtempSync(path.join(root, 'test-output', 'readme-'));
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 beforeAll(() => {
