@@ -15,6 +15,7 @@
  * only users of their process): while it is open, every transaction is a savepoint of it, and `db`
  * and the reads run on its connection.
  */
+import { HeavyReadGate } from '../heavy-read-gate.js';
 import type { Engine, EngineLimits, ReadIntent, ReadRunner, ReplicaStatus, Statements, Transaction } from '../engine.js';
 import type { CompiledQuery } from '../../sql/compile.js';
 import type { EdmModel } from '../../edm/model.js';
@@ -83,10 +84,11 @@ export class PostgresEngine implements Engine {
     url: string,
     private readonly limits: EngineLimits,
     private readonly replicas?: PostgresReplicas,
+    heavyReads?: HeavyReadGate,
   ) {
     this.location = redactUrl(url);
     this.writes = new PostgresWriteBatches(database, limits.requestTimeoutMs, { sql: ACCESS_VERSION_SQL, committed: (row) => this.accessVersionCommitted(row?.['version']) });
-    this.reads = new PostgresReads(database, () => this.held?.session);
+    this.reads = new PostgresReads(database, () => this.held?.session, heavyReads);
     this.replicaReads = replicas === undefined ? undefined : new PostgresReplicaReads(replicas, this.reads);
     const on = (): AsyncStatements => this.held?.session ?? database;
     this.db = {
@@ -310,5 +312,9 @@ export function openPostgresEngine(url: string, limits: EngineLimits, connection
     replicaUrls.length === 0
       ? undefined
       : new PostgresReplicas(database, replicaUrls, { statementTimeoutMs: limits.requestTimeoutMs, maxLagMs: limits.maxReplicaLagMs, ...(connections === undefined ? {} : { connections }) });
-  return new PostgresEngine(database, url, limits, replicas);
+  // Heavy reads take at most half of the read connections (the pool keeps one for writes), so the cheap
+  // reads of others always find one.
+  const readConnections = Math.max(1, (connections ?? 10) - 1);
+  const heavyReads = new HeavyReadGate(Math.max(1, Math.floor(readConnections / 2)), limits.userQueuedReads, limits.requestTimeoutMs);
+  return new PostgresEngine(database, url, limits, replicas, heavyReads);
 }

@@ -9,6 +9,7 @@
  * whole (a page statement carries its LIMIT) and then cut at the page size and budget by the same code
  * as SQLite's (read-steps.ts).
  */
+import type { HeavyReadGate } from '../heavy-read-gate.js';
 import type { ReadRunner } from '../engine.js';
 import type { ReadRequest } from '../engine.js';
 import type { ReadOutcome } from '../read-steps.js';
@@ -101,11 +102,18 @@ export class PostgresReads implements ReadRunner {
   constructor(
     private readonly db: PostgresDatabase,
     private readonly current: () => PostgresSession | undefined,
+    /** Bounds the heavy reads (lambdas over collections) that hold connections at once (db/heavy-read-gate.ts). */
+    private readonly heavy?: HeavyReadGate,
   ) {}
 
   run(read: ReadRequest): Promise<StepResult[]> {
     const tx = this.current();
     if (tx !== undefined) return runSteps(tx, read.steps);
+    if (this.heavy !== undefined && read.cost.correlated) return this.heavy.run(read.owner, () => this.runOne(read));
+    return this.runOne(read);
+  }
+
+  private runOne(read: ReadRequest): Promise<StepResult[]> {
     if (read.steps.length === 1) return runSteps(this.db, read.steps);
     return this.db.transaction((s) => runSteps(s, read.steps), { isolation: 'REPEATABLE READ', readOnly: true });
   }
@@ -121,6 +129,11 @@ export class PostgresReads implements ReadRunner {
   async runTogether(reads: readonly ReadRequest[]): Promise<ReadOutcome[]> {
     const tx = this.current();
     if (tx !== undefined) return withSavepoints(tx, reads);
+    if (this.heavy !== undefined && reads.some((r) => r.cost.correlated)) return this.heavy.run(reads[0]?.owner, () => this.together(reads));
+    return this.together(reads);
+  }
+
+  private async together(reads: readonly ReadRequest[]): Promise<ReadOutcome[]> {
     const outcomes: ReadOutcome[] = [];
     while (outcomes.length < reads.length) {
       try {

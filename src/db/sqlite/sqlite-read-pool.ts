@@ -18,6 +18,7 @@ import { ODataError, ServiceUnavailableError, UserRequestLimitError } from '../.
 import { limitSetting } from '../../edm/service-limits.js';
 import { readTimeoutError, type ReadOutcome, type ReadStep, type StepResult } from '../read-steps.js';
 import type { WorkerError, WorkerJob, WorkerReply } from './sqlite-read-worker.js';
+import { OwnerTurns } from '../owner-turns.js';
 
 /**
  * The compiled thread script. Beside this module when it runs compiled; the tests run the sources,
@@ -74,9 +75,7 @@ export class ReadPool {
   private readonly queue: Job[] = [];
   private nextId = 1;
   private closed = false;
-  /** When each owner's last job was taken off the queue (a sequence number), for `fairestJob`. */
-  private readonly lastServed = new Map<string | undefined, number>();
-  private served = 0;
+  private readonly turns = new OwnerTurns();
 
   constructor(
     private readonly options: ReadPoolOptions,
@@ -161,14 +160,11 @@ export class ReadPool {
   }
 
   /**
-   * Takes the next job off the queue, owners in turn (fairestJob), so one user's many large reads take
+   * Takes the next job off the queue, owners in turn (db/owner-turns.ts), so one user's many large reads take
    * turns with another's one instead of going first (jobs without an owner count as one owner).
    */
   private next(): Job {
-    const job = this.queue.splice(fairestJob(this.queue, this.lastServed), 1)[0] as Job;
-    this.lastServed.set(job.owner, this.served++);
-    if (this.lastServed.size > 10_000) this.lastServed.clear();
-    return job;
+    return this.turns.take(this.queue);
   }
 
   private start(): Slot {
@@ -243,24 +239,6 @@ export class ReadPool {
     if (error !== undefined) job.reject(error);
     else job.resolve(outcomes as ReadOutcome[]);
   }
-}
-
-/**
- * The index in `queue` (oldest first) of the job to run next: the oldest job of the owner served
- * longest ago (`lastServed`: a sequence number per owner; never served comes first). So owners take
- * turns, whatever the number of jobs each has waiting.
- */
-export function fairestJob(queue: readonly { readonly owner: string | undefined }[], lastServed: ReadonlyMap<string | undefined, number>): number {
-  let best = 0;
-  let bestServed = Infinity;
-  for (let i = 0; i < queue.length; i++) {
-    const served = lastServed.get(queue[i]?.owner) ?? -1;
-    if (served < bestServed) {
-      best = i;
-      bestServed = served;
-    }
-  }
-  return best;
 }
 
 /** An error from a thread as the event loop raises it: an ODataError keeps its status and code. */

@@ -7,6 +7,7 @@
 import { createTestDatabase, type TestDatabase } from '../../../helpers/postgres.js';
 import { PostgresSession } from '../../../../src/db/postgres/postgres-database.js';
 import { PostgresReads } from '../../../../src/db/postgres/postgres-reads.js';
+import { HeavyReadGate } from '../../../../src/db/heavy-read-gate.js';
 import type { ReadRequest } from '../../../../src/db/engine.js';
 import type { ReadOutcome } from '../../../../src/db/read-steps.js';
 
@@ -131,4 +132,31 @@ test('inside a write transaction the reads take savepoints from the start', asyn
     'RELEASE SAVEPOINT "read"',
     'COMMIT',
   ]);
+});
+
+describe('heavy reads (a lambda over a collection) take places of the gate; the others do not', () => {
+  /** A read that holds its connection `seconds`, heavy or not. */
+  const sleeping = (seconds: number, correlated: boolean, owner: string): ReadRequest => {
+    const steps = [{ kind: 'row', query: { sql: `SELECT pg_sleep(${seconds}) AS "slept"`, params: [] } }] as const;
+    return { steps, cancellable: () => steps, cost: { ...COST, correlated }, owner };
+  };
+
+  test('with one place: the second heavy read waits for the first, a cheap read of another user answers meanwhile', async () => {
+    const gate = new HeavyReadGate(1, 8, 5000);
+    const reads = new PostgresReads(t.db, () => undefined, gate);
+    const order: string[] = [];
+    const track = (name: string, p: Promise<unknown>): Promise<unknown> => p.then(() => order.push(name));
+    const first = track('heavy 1', reads.run(sleeping(0.4, true, 'KLEE')));
+    const second = track('heavy 2', reads.run(sleeping(0.4, true, 'KLEE')));
+    expect(gate.load).toEqual({ running: 1, waiting: 1 });
+    await track('cheap', reads.run(sleeping(0, false, 'JSMITH')));
+    expect(order).toEqual(['cheap']);
+    await Promise.all([first, second]);
+    expect(order).toEqual(['cheap', 'heavy 1', 'heavy 2']);
+    expect(gate.load).toEqual({ running: 0, waiting: 0 });
+    // A batch's reads with a heavy one among them take one place together.
+    const together = reads.runTogether([sleeping(0, false, 'KLEE'), sleeping(0.1, true, 'KLEE')]);
+    expect(gate.load).toEqual({ running: 1, waiting: 0 });
+    expect((await together).map((o) => o.ok)).toEqual([true, true]);
+  });
 });

@@ -1,8 +1,8 @@
 /**
- * db/sqlite/sqlite-read-pool.ts fairestJob: the read threads take their owners' jobs in turn, so a
+ * db/owner-turns.ts fairestJob (the SQLite read pool's and the PostgreSQL heavy reads' turns): the read threads take their owners' jobs in turn, so a
  * user with many large reads queued does not go before another user's one.
  */
-import { fairestJob } from '../../../../src/db/sqlite/sqlite-read-pool.js';
+import { fairestJob } from '../../../src/db/owner-turns.js';
 
 const jobs = (...owners: (string | undefined)[]): { owner: string | undefined }[] => owners.map((owner) => ({ owner }));
 
