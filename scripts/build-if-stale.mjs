@@ -25,4 +25,5 @@ if (built > 0 && inputs.every((t) => t <= built)) process.exit(0);
 const tsc = spawnSync(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(root, 'tsconfig.json')], { stdio: 'inherit' });
 // An incremental build that found nothing to do leaves the stamp as it was: mark it as current.
 if (tsc.status === 0 && fs.existsSync(stamp)) fs.utimesSync(stamp, new Date(), new Date());
+if (tsc.status === 0) spawnSync(process.execPath, [path.join(root, 'scripts', 'bin-executable.mjs')], { stdio: 'inherit' });
 process.exit(tsc.status ?? 1);

@@ -98,3 +98,9 @@ test('serve --seed demo prints the same ADMIN token at every start until it is r
     s.stop();
   }
 });
+
+test('the build leaves the ecn-odata command executable (npx runs the file through its #! line)', () => {
+  // tsc writes new files without the execute bit; scripts/bin-executable.mjs, run by every build, adds it.
+  expect(fs.statSync(bin).mode & 0o111).toBe(0o111);
+  expect(fs.readFileSync(bin, 'utf8').startsWith('#!')).toBe(true);
+});
