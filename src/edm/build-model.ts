@@ -6,7 +6,7 @@
 import { encodeODataName } from './encode-name.js';
 import { DEFAULT_LIMITS } from './service-limits.js';
 import type { EntityFile, EnumFile, EventFile, MetadataDocument, MetadataFiles, NavigationFile, PropertyFile } from './metadata-format.js';
-import { eventKey } from './model.js';
+import { DEFAULT_CHANGE_WEBHOOKS, eventKey } from './model.js';
 import { deepFreeze } from '../util/deep-freeze.js';
 import type {
   BoundAction, BusinessEvent, DefaultValue, EdmModel, EntityType, EnumMember, EnumType, NavigationProperty, PrimitiveTypeName, Property, PropertyStorage, PropertyType,
@@ -113,10 +113,16 @@ function buildEntityShell(document: MetadataDocument<EntityFile>, namespace: str
       insertable: doc.capabilities?.insertable ?? true,
       updatable: doc.capabilities?.updatable ?? true,
       deletable: doc.capabilities?.deletable ?? true,
+      deleteRequiresIfMatch: doc.capabilities?.deleteRequiresIfMatch ?? false,
     },
     alternateKeys: (doc.alternateKeys ?? []).map((names) => names.map((name) => checked(propertyByName.get(name), `alternate key ${doc.name}.${name}`))),
     ...optional('permissions', doc.permissions ? { read: doc.permissions.read, write: doc.permissions.write } : undefined),
     ...optional('rowScope', doc.rowScope ? { companyProperty: checked(propertyByName.get(doc.rowScope.companyProperty), `row scope ${doc.name}`), permission: doc.rowScope.permission } : undefined),
+    ...optional(
+      'ownerScope',
+      doc.ownerScope ? { userProperty: checked(propertyByName.get(doc.ownerScope.userProperty), `owner scope ${doc.name}`), companyProperty: checked(propertyByName.get(doc.ownerScope.companyProperty), `owner scope ${doc.name}`) } : undefined,
+    ),
+    subscribable: doc.subscribable ?? false,
     ...optional('secret', doc.secret ? { prefix: doc.secret.prefix, bytes: doc.secret.bytes } : undefined),
     defaultOrderBy: [...(doc.defaultOrderBy ?? [])],
     indexes: (doc.indexes ?? []).map((names) => names.map((name) => checked(propertyByName.get(name), `index ${doc.name}.${name}`))),
@@ -192,7 +198,14 @@ export function buildModel(files: MetadataFiles): EdmModel {
   const definition = typeNamed(service.eventDefinitionEntityType);
   const subscription = typeNamed(service.eventSubscriptionEntityType);
   const model: EdmModel = {
-    service: { namespace: service.namespace, containerName: service.containerName, serviceRoot: service.serviceRoot, ...DEFAULT_LIMITS, ...service.limits },
+    service: {
+      namespace: service.namespace,
+      containerName: service.containerName,
+      serviceRoot: service.serviceRoot,
+      ...DEFAULT_LIMITS,
+      ...service.limits,
+      webhooks: { ...DEFAULT_CHANGE_WEBHOOKS, ...service.webhooks },
+    },
     entityTypes,
     entityTypeByName,
     entityTypeBySet: new Map(entityTypes.map((type) => [type.entitySet, type])),
@@ -206,6 +219,7 @@ export function buildModel(files: MetadataFiles): EdmModel {
     events,
     eventByKey: new Map(events.map((event) => [eventKey(event.name, event.version), event])),
     ...optional('eventTypes', definition !== undefined && subscription !== undefined ? { definition, subscription } : undefined),
+    ...optional('changeSubscriptionType', typeNamed(service.changeSubscriptionEntityType)),
   };
   deepFreeze(model);
   return model;

@@ -9,6 +9,7 @@ import { checkEvents } from './check-events.js';
 import { checkNavigations } from './check-navigations.js';
 import { checkPermissionSets } from './check-permission-sets.js';
 import { checkProperties } from './check-properties.js';
+import { checkSubscriptions } from './check-subscriptions.js';
 import type { MetadataFiles } from './metadata-format.js';
 import { indexMetadata } from './metadata-index.js';
 import type { ModelProblem } from './model-error.js';
@@ -29,6 +30,7 @@ export function checkModel(files: MetadataFiles): ModelProblem[] {
     checkEntityOptions(index, document, report);
   }
   checkEvents(index, report);
+  checkSubscriptions(index, report);
   // Stable order by file, so the message reads file by file whatever check found what.
   const fileOrder = [files.service.file, ...files.enums.map((d) => d.file), ...files.entities.map((d) => d.file), ...files.events.map((d) => d.file)];
   return problems

@@ -4,7 +4,7 @@
  * members are optional with defaults; build-model.ts turns them into the model.
  */
 import type { ServiceLimits } from './service-limits.js';
-import type { ComputedValue, DefaultValue, EventPayloadType, NumberSeriesDefinition, PermissionSetDeclaration, PermissionSets, RowSecret, Writability } from './model.js';
+import type { ChangeWebhookSettings, ComputedValue, DefaultValue, EventPayloadType, NumberSeriesDefinition, PermissionSetDeclaration, PermissionSets, RowSecret, Writability } from './model.js';
 
 /** `metadata/service.json`. */
 export interface ServiceFile {
@@ -22,6 +22,9 @@ export interface ServiceFile {
   readonly app?: { readonly id: string; readonly name: string; readonly publisher: string; readonly version: string };
   readonly eventDefinitionEntityType?: string;
   readonly eventSubscriptionEntityType?: string;
+  /** The global type of entity-change subscriptions (its set is the subscriptions endpoint). */
+  readonly changeSubscriptionEntityType?: string;
+  readonly webhooks?: Partial<ChangeWebhookSettings>;
 }
 
 /** `metadata/events/<name>.json`: a business event and its payload fields. */
@@ -94,7 +97,7 @@ export interface EntityFile {
   readonly description?: string;
   readonly scope: 'company' | 'global';
   readonly permissions?: PermissionSets;
-  readonly capabilities?: { readonly insertable?: boolean; readonly updatable?: boolean; readonly deletable?: boolean };
+  readonly capabilities?: { readonly insertable?: boolean; readonly updatable?: boolean; readonly deletable?: boolean; readonly deleteRequiresIfMatch?: boolean };
   readonly key: string;
   readonly defaultOrderBy?: readonly string[];
   readonly indexes?: readonly (readonly string[])[];
@@ -103,6 +106,8 @@ export interface EntityFile {
   readonly actions?: readonly ActionFile[];
   readonly alternateKeys?: readonly (readonly string[])[];
   readonly rowScope?: { readonly companyProperty: string; readonly permission: string };
+  readonly ownerScope?: { readonly userProperty: string; readonly companyProperty: string };
+  readonly subscribable?: boolean;
   readonly secret?: RowSecret;
 }
 

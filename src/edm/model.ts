@@ -150,6 +150,8 @@ export interface Capabilities {
   readonly insertable: boolean;
   readonly updatable: boolean;
   readonly deletable: boolean;
+  /** A DELETE without If-Match is a 428 (otherwise If-Match is checked only when sent). */
+  readonly deleteRequiresIfMatch: boolean;
 }
 
 /** The permission sets guarding an entity (conventions §7); undefined = readable by any company user, writable by SUPER. */
@@ -165,6 +167,15 @@ export interface PermissionSets {
 export interface RowScope {
   readonly companyProperty: Property;
   readonly permission: string;
+}
+
+/**
+ * Rows of a global type that each have an owner and a company: a caller sees and changes its own rows,
+ * and with SUPER in a company every row of that company.
+ */
+export interface OwnerScope {
+  readonly userProperty: Property;
+  readonly companyProperty: Property;
 }
 
 /**
@@ -201,6 +212,10 @@ export interface EntityType {
   readonly permissions?: PermissionSets;
   /** Per-row company scoping of a global type (see RowScope). */
   readonly rowScope?: RowScope;
+  /** Per-owner scoping of a global type (see OwnerScope). */
+  readonly ownerScope?: OwnerScope;
+  /** Clients may subscribe to changes of the set with webhooks (model `subscribable`; company-scoped types only). */
+  readonly subscribable: boolean;
   /** A per-row secret (see RowSecret). */
   readonly secret?: RowSecret;
   /** Default sort when a request gives no $orderby (the key is always appended). */
@@ -220,7 +235,29 @@ export interface ServiceSettings extends ServiceLimits {
   readonly containerName: string;
   /** Path of the service root, e.g. `/api/v2.0`. */
   readonly serviceRoot: string;
+  /** Entity-change subscriptions (service.json `webhooks`). */
+  readonly webhooks: ChangeWebhookSettings;
 }
+
+/** How entity-change subscriptions collect changes and how long they live (service.json `webhooks`). */
+export interface ChangeWebhookSettings {
+  /** A subscription collects changes for this long from its first change, then sends them, ms. */
+  readonly changeWindowMs: number;
+  /** More entities of one subscription changed in one window than this: one `collection` entry instead. */
+  readonly collectionThreshold: number;
+  /** expirationDateTime is this long after a create or renewal, ms. */
+  readonly subscriptionLifetimeMs: number;
+  /** A notification is retried until this long after its first attempt, ms; then its subscriptions are deleted. */
+  readonly retryForMs: number;
+}
+
+/** The defaults of the `webhooks` settings a service.json leaves out. */
+export const DEFAULT_CHANGE_WEBHOOKS: ChangeWebhookSettings = Object.freeze({
+  changeWindowMs: 30_000,
+  collectionThreshold: 1000,
+  subscriptionLifetimeMs: 3 * 24 * 3600_000,
+  retryForMs: 36 * 3600_000,
+});
 
 /** A number series definition (conventions §5): `prefix` + zero-padded counter of `width` digits. */
 export interface NumberSeriesDefinition {
@@ -303,6 +340,8 @@ export interface EdmModel {
   /** Events by `eventKey(name, version)`. */
   readonly eventByKey: ReadonlyMap<string, BusinessEvent>;
   readonly eventTypes?: EventEntityTypes;
+  /** The type of entity-change subscriptions (service.json `changeSubscriptionEntityType`), if any. */
+  readonly changeSubscriptionType?: EntityType;
 }
 
 /** Columns the framework adds to tables; never part of the model, never accepted from a payload. */

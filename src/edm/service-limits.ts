@@ -59,6 +59,10 @@ export interface ServiceLimits {
   readonly userQueuedRequests: number;
   /** PostgreSQL read replicas: a replica whose replay lag is past this, ms, answers no reads until it catches up. */
   readonly maxReplicaLagMs: number;
+  /** Webhook subscriptions of one company, entity-change and business-event ones together; more is a 400. */
+  readonly subscriptionsPerCompany: number;
+  /** Webhook subscriptions of one user in one company, both kinds together; more is a 400. */
+  readonly subscriptionsPerUser: number;
 }
 
 /** The defaults of the limits a service.json leaves out. */
@@ -88,6 +92,8 @@ export const DEFAULT_LIMITS: ServiceLimits = Object.freeze({
   userConcurrentRequests: 16,
   userQueuedRequests: 100,
   maxReplicaLagMs: 5000,
+  subscriptionsPerCompany: 200,
+  subscriptionsPerUser: 20,
 });
 
 /** `limits.<name> in service.json`: how refusals name the setting that caused them. */

@@ -1,0 +1,95 @@
+/**
+ * Checks of entity-change subscriptions (conventions §12): a subscribable set is company-scoped and
+ * has the autoModified `lastModifiedDateTime` that a `collection` notification filters on; the type
+ * service.json names for the subscriptions endpoint is global, keyed by a string, owner-scoped, signed,
+ * and has the properties the framework fills and the delivery reads; an owner scope names a user and a
+ * company property of a global type.
+ */
+import { isStored, propertyNames, propertyOf, type MetadataIndex, type Report } from './metadata-index.js';
+import type { EntityFile, MetadataDocument } from './metadata-format.js';
+import { chooseFrom } from './suggest-name.js';
+
+/** The property a `collection` entry's $filter names (Business Central's). */
+export const CHANGE_STAMP_PROPERTY = 'lastModifiedDateTime';
+
+/** The properties (name → type) the framework writes and reads on the change subscription type. */
+export const CHANGE_SUBSCRIPTION_PROPERTIES: Readonly<Record<string, string>> = {
+  subscriptionId: 'Edm.String',
+  notificationUrl: 'Edm.String',
+  resource: 'Edm.String',
+  clientState: 'Edm.String',
+  userId: 'Edm.String',
+  companyId: 'Edm.Guid',
+  expirationDateTime: 'Edm.DateTimeOffset',
+  lastModifiedDateTime: 'Edm.DateTimeOffset',
+};
+
+function checkSubscribable(document: MetadataDocument<EntityFile>, report: Report): void {
+  const { file, doc } = document;
+  if (doc.subscribable !== true) return;
+  if (doc.scope !== 'company') {
+    report({ file, pointer: '/subscribable', message: `Change subscriptions name a company's collection, but ${doc.name} is global.`, fix: 'remove "subscribable", or make the type company-scoped.' });
+  }
+  const stamp = propertyOf(doc, CHANGE_STAMP_PROPERTY);
+  if (stamp === undefined || stamp.type !== 'Edm.DateTimeOffset' || stamp.autoModified !== true) {
+    report({
+      file,
+      pointer: '/subscribable',
+      message: `A subscribable type needs an autoModified Edm.DateTimeOffset property "${CHANGE_STAMP_PROPERTY}" (a collection notification filters on it).`,
+      fix: `add {"name": "${CHANGE_STAMP_PROPERTY}", "type": "Edm.DateTimeOffset", "nullable": false, "writable": "never", "autoModified": true}.`,
+    });
+  }
+}
+
+function checkOwnerScope(document: MetadataDocument<EntityFile>, report: Report): void {
+  const { file, doc } = document;
+  if (doc.ownerScope === undefined) return;
+  if (doc.scope !== 'global') {
+    report({ file, pointer: '/ownerScope', message: 'An owner scope applies to global types only.', fix: 'remove "ownerScope", or make the type global.' });
+  }
+  const wanted: readonly [string, string, string][] = [
+    ['userProperty', doc.ownerScope.userProperty, 'Edm.String'],
+    ['companyProperty', doc.ownerScope.companyProperty, 'Edm.Guid'],
+  ];
+  for (const [member, name, type] of wanted) {
+    const property = propertyOf(doc, name);
+    if (property === undefined || property.type !== type || !isStored(property)) {
+      report({ file, pointer: `/ownerScope/${member}`, message: `The owner scope's ${member} "${name}" must be a stored ${type} property of ${doc.name}.`, fix: `${chooseFrom(name, propertyNames(doc, (p) => p.type === type))}.` });
+    }
+  }
+}
+
+function checkChangeSubscriptionType(index: MetadataIndex, report: Report): void {
+  const { file, doc } = index.files.service;
+  const name = doc.changeSubscriptionEntityType;
+  if (name === undefined) return;
+  const entity = index.entityByName.get(name);
+  if (entity === undefined) {
+    report({ file, pointer: '/changeSubscriptionEntityType', message: `No entity type "${name}" is declared.`, fix: `${chooseFrom(name, [...index.entityByName.keys()])}.` });
+    return;
+  }
+  const e = entity.doc;
+  const problem = (pointer: string, message: string, fix: string): void => report({ file: entity.file, pointer, message: `${name} (service.json "changeSubscriptionEntityType") ${message}`, fix });
+  if (e.scope !== 'global') problem('/scope', 'must be global (the subscriptions endpoint is not company-scoped).', 'set "scope" to "global".');
+  for (const [property, type] of Object.entries(CHANGE_SUBSCRIPTION_PROPERTIES)) {
+    const found = propertyOf(e, property);
+    if (found === undefined || found.type !== type || !isStored(found)) problem('/properties', `needs a stored property "${property}" of type ${type}.`, found === undefined ? 'add it.' : `change its type to ${type}.`);
+  }
+  if (e.key !== 'subscriptionId') problem('/key', 'must be keyed by "subscriptionId".', 'set "key" to "subscriptionId".');
+  if (e.ownerScope?.userProperty !== 'userId' || e.ownerScope.companyProperty !== 'companyId') {
+    problem('/ownerScope', 'must be owner-scoped by userId and companyId (callers see their own subscriptions, SUPER those of its companies).', 'add "ownerScope": {"userProperty": "userId", "companyProperty": "companyId"}.');
+  }
+  if (e.secret === undefined) problem('', 'declares no secret, and notifications are signed with a per-subscription secret.', 'add "secret": {"prefix": "whsec_", "bytes": 32}.');
+  if (!index.files.entities.some((d) => d.doc.subscribable === true)) {
+    report({ file, pointer: '/changeSubscriptionEntityType', message: 'No entity type is subscribable, so the subscriptions endpoint would accept nothing.', fix: 'add "subscribable": true to the entity files clients may subscribe to.' });
+  }
+}
+
+/** Runs the subscription checks of the whole model. */
+export function checkSubscriptions(index: MetadataIndex, report: Report): void {
+  for (const document of index.files.entities) {
+    checkSubscribable(document, report);
+    checkOwnerScope(document, report);
+  }
+  checkChangeSubscriptionType(index, report);
+}
