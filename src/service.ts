@@ -19,7 +19,8 @@ import type { ServiceContext } from './core/service-context.js';
 import { buildHookRegistry } from './hooks/registry.js';
 import type { EntityHooks } from './hooks/types.js';
 import { DeliveryStore } from './events/delivery-store.js';
-import { DeliveryWorker } from './events/delivery-worker.js';
+import { DeliveryWorker, type DeliveryQueue } from './events/delivery-worker.js';
+import { ChangeStore } from './events/change-store.js';
 import { syncEventDefinitions } from './events/event-definitions.js';
 import { eventFrameworkHooks } from './events/subscription-checks.js';
 import { OutboundClient } from './events/outbound.js';
@@ -53,22 +54,38 @@ export interface Service {
   handle(req: ODataRequest): ODataResponse | Promise<ODataResponse>;
   /** Options the service was created with (the HTTP layer reads the rate limit). */
   readonly options: ServiceOptions;
-  /** The webhook delivery worker; undefined when the model has no event types or delivery is off. */
+  /** The business events' delivery worker; undefined when the model has no event types or delivery is off. */
   readonly delivery: DeliveryWorker | undefined;
+  /** The entity changes' delivery worker; undefined when the model has no change subscription type or delivery is off. */
+  readonly changeDelivery: DeliveryWorker | undefined;
   /** Stops delivery (in-flight notifications stay pending) and closes the database. */
   close(): Promise<void>;
 }
 
-/** The delivery worker of a service, started; undefined when there is nothing to deliver or delivery is off. */
-function startDelivery(context: ServiceContext, options: ServiceOptions): { worker: DeliveryWorker; outbound: OutboundClient } | undefined {
+/** The delivery workers of a service, started: business events and entity changes (each when the model has its types). */
+interface Deliveries {
+  readonly events: DeliveryWorker | undefined;
+  readonly changes: DeliveryWorker | undefined;
+  readonly outbound: OutboundClient;
+}
+
+/** Starts webhook delivery; undefined when the model has nothing to deliver or delivery is off. */
+function startDelivery(context: ServiceContext, options: ServiceOptions): Deliveries | undefined {
   const { model, engine, log } = context;
   const webhooks = options.webhooks;
-  if (model.eventTypes === undefined || !webhooks.deliver) return undefined;
+  if ((model.eventTypes === undefined && model.changeSubscriptionType === undefined) || !webhooks.deliver) return undefined;
   const outbound = new OutboundClient({ allowPrivate: webhooks.allowPrivate, timeoutMs: webhooks.timeoutMs, maxSockets: webhooks.concurrency });
-  const store = new DeliveryStore(engine, model, `${webhooks.publicBaseUrl.replace(/\/+$/, '')}${model.service.serviceRoot}`);
-  const worker = new DeliveryWorker(store, outbound, webhooks, context.outboxSignal, log);
-  worker.start();
-  return { worker, outbound };
+  const root = `${webhooks.publicBaseUrl.replace(/\/+$/, '')}${model.service.serviceRoot}`;
+  const worker = (queue: DeliveryQueue): DeliveryWorker => {
+    const w = new DeliveryWorker(queue, outbound, webhooks, context.outboxSignal, log);
+    w.start();
+    return w;
+  };
+  return {
+    events: model.eventTypes === undefined ? undefined : worker(new DeliveryStore(engine, model, root)),
+    changes: model.changeSubscriptionType === undefined ? undefined : worker(new ChangeStore(engine, model, root)),
+    outbound,
+  };
 }
 
 /**
@@ -145,11 +162,13 @@ export async function createService(options: ServiceOptions, rules: readonly Ent
     context,
     handle: (req) => handle(context, req),
     options,
-    delivery: delivery?.worker,
+    delivery: delivery?.events,
+    changeDelivery: delivery?.changes,
     close: async () => {
-      delivery?.worker.stop();
-      await delivery?.worker.idle();
-      await delivery?.worker.releaseClaims();
+      const workers = [delivery?.events, delivery?.changes].filter((w) => w !== undefined);
+      for (const w of workers) w.stop();
+      for (const w of workers) await w.idle();
+      for (const w of workers) await w.releaseClaims();
       delivery?.outbound.close();
       hookOutbound.close();
       await sharing?.stop();

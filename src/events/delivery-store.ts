@@ -5,13 +5,9 @@
  * of each attempt. Identifiers come from the model (the subscription and company types); values are
  * always bound parameters.
  *
- * Several instances share the queue (conventions §10): an instance sends a head only after claiming
- * it, a conditional UPDATE that sets `claimedBy` to the instance and `claimedUntil` to the end of a
- * lease longer than a POST may take; the record of the attempt ends the claim, in the same UPDATE that
- * moves the notification on, and only while the claim is still the instance's. So with no crash each
- * notification is sent by one instance once; a killed instance's claims run out and another instance
- * takes them over (at least once, never lost). Strict order per subscription holds because only the
- * head of a queue is ever claimed, and a claimed head blocks its queue for everyone else.
+ * Several instances share the queue (conventions §10) through claims on each subscription's head
+ * (notification-claims.ts); the record of an attempt ends the claim, in the same UPDATE that moves the
+ * notification on, and only while the claim is still the instance's.
  */
 import { randomUUID } from 'node:crypto';
 import type { Engine, Statements } from '../db/engine.js';
@@ -19,26 +15,10 @@ import { HIDDEN_COLUMNS, eventKey, type EdmModel, type EntityType } from '../edm
 import { ident, sqlText, type SqlTag } from '../sql/sql-text.js';
 import { ATTEMPTS_TABLE, NOTIFICATIONS_TABLE, OUTBOX_TABLE, type AttemptOutcome } from '../db/framework-tables.js';
 import { notificationBody } from './notification.js';
+import type { DeliveryQueue } from './delivery-worker.js';
+import { NotificationClaims, type Claim, type QueuedNotification } from './notification-claims.js';
 
-/** A notification at the head of its subscription's queue. */
-export interface QueuedNotification {
-  readonly id: number;
-  readonly subscriptionId: string;
-  readonly webhookId: string;
-  readonly notificationUrl: string;
-  readonly body: string;
-  readonly attempts: number;
-  readonly nextAttemptAt: number;
-}
-
-/** What claiming a queue's head gave: the notification to send, or when to look again (due later, or claimed by another instance). */
-export type Claim = { readonly kind: 'claimed'; readonly notification: QueuedNotification } | { readonly kind: 'later'; readonly at: number };
-
-/** What the sender needs of a subscription. */
-export interface SubscriptionTarget {
-  readonly secret: string | null;
-  readonly active: boolean;
-}
+export type { Claim, QueuedNotification } from './notification-claims.js';
 
 /** One finished attempt. */
 export interface AttemptRecord {
@@ -70,10 +50,17 @@ interface SubscriberRow {
 
 const ACTIVE = 'Active';
 
-/** Statements over the outbox, the notifications and the subscription type's table. */
-export class DeliveryStore {
+/** Outbox rows fanned out per transaction (a pass with more left runs again at once). */
+const FAN_OUT_BATCH = 500;
+/** How often pending notifications of deleted subscriptions are marked Failed, ms (at once after a subscription change). */
+const ORPHAN_SWEEP_MS = 30_000;
+
+/** Statements over the outbox, the notifications and the subscription type's table: the business events' DeliveryQueue. */
+export class DeliveryStore implements DeliveryQueue {
   private readonly subscription: EntityType;
   private readonly sql: SqlTag;
+  private lastSweep = 0;
+  private readonly claims: NotificationClaims;
 
   constructor(
     private readonly engine: Pick<Engine, 'db' | 'dialect' | 'transaction'>,
@@ -87,6 +74,7 @@ export class DeliveryStore {
     if (types === undefined) throw new Error('DeliveryStore needs the event entity types of service.json');
     this.subscription = types.subscription;
     this.sql = sqlText(engine.dialect);
+    this.claims = new NotificationClaims(engine, { table: NOTIFICATIONS_TABLE, lane: 'subscriptionId' }, owner);
   }
 
   private async companyName(db: Statements, id: string, names: Map<string, string>): Promise<string> {
@@ -98,6 +86,24 @@ export class DeliveryStore {
       names.set(id, name);
     }
     return name;
+  }
+
+  /** Marks orphans Failed (every ORPHAN_SWEEP_MS) and fans the outbox out; 0 when more is left to fan out. */
+  async prepare(now: Date): Promise<number> {
+    if (now.getTime() - this.lastSweep >= ORPHAN_SWEEP_MS) {
+      this.lastSweep = now.getTime();
+      await this.failOrphans(now);
+    }
+    return (await this.fanOut(now, FAN_OUT_BATCH)) === FAN_OUT_BATCH ? 0 : Number.POSITIVE_INFINITY;
+  }
+
+  subscriptionsChanged(): void {
+    this.lastSweep = 0;
+  }
+
+  /** The delay of retry `attempt`, while the schedule has one: the attempt after the last is final. */
+  retryDelay(_notification: QueuedNotification, attempt: number, _now: number, backoffMs: readonly number[]): number | undefined {
+    return backoffMs[attempt - 1];
   }
 
   /**
@@ -164,53 +170,23 @@ export class DeliveryStore {
     return rows.map((r) => r['id'] as string);
   }
 
-  /**
-   * Claims the oldest pending notification of a subscription (the only one that may be in flight)
-   * for this instance until `leaseUntil`, when it is due and not claimed by another instance whose
-   * lease still runs. Undefined when the queue is empty. The claim is a conditional UPDATE, so of two
-   * instances claiming at once one gets the row; on PostgreSQL the head is read with FOR UPDATE SKIP
-   * LOCKED (a head another instance is claiming is passed over, never the next one in its place).
-   */
-  async claim(subscriptionId: string, now: number, leaseUntil: number): Promise<Claim | undefined> {
-    const sql = this.sql;
-    const head = sql`SELECT "id", "subscriptionId", "webhookId", "notificationUrl", "body", "attempts", "nextAttemptAt", "claimedBy", "claimedUntil" FROM "_notifications" WHERE "id" = (SELECT min("id") FROM "_notifications" WHERE "subscriptionId" = ${subscriptionId} AND "status" = 'Pending')`;
-    // A head that is not due or is held by another instance needs no write transaction (most ticks of a queue waiting for a retry).
-    const seen = this.waiting(await this.engine.db.get(head), now);
-    if (seen !== 'claimable') return seen;
-    const lock = this.engine.dialect.rowLocks ? ' FOR UPDATE SKIP LOCKED' : '';
-    return this.engine.transaction(async (tx) => {
-      const row = await tx.get({ ...head, sql: head.sql + lock });
-      const state = this.waiting(row, now);
-      if (state !== 'claimable' || row === undefined) return state === 'claimable' ? undefined : state;
-      const notification = toQueued(row);
-      const taken = await tx.run(
-        sql`UPDATE "_notifications" SET "claimedBy" = ${this.owner}, "claimedUntil" = ${leaseUntil} WHERE "id" = ${notification.id} AND "status" = 'Pending' AND ("claimedBy" IS NULL OR "claimedBy" = ${this.owner} OR "claimedUntil" <= ${now})`,
-      );
-      return taken === 1 ? { kind: 'claimed', notification } : { kind: 'later', at: now + 1000 };
-    });
-  }
-
-  /** What a queue head read as `row` allows at `now`: nothing (empty queue), a later look, or a claim. */
-  private waiting(row: Record<string, unknown> | undefined, now: number): Claim | undefined | 'claimable' {
-    if (row === undefined) return undefined;
-    const due = Number(row['nextAttemptAt']);
-    if (due > now) return { kind: 'later', at: due };
-    const until = row['claimedUntil'] === null ? 0 : Number(row['claimedUntil']);
-    if (row['claimedBy'] !== null && row['claimedBy'] !== this.owner && until > now) return { kind: 'later', at: until };
-    return 'claimable';
+  claim(lane: string, now: number, leaseUntil: number): Promise<Claim | undefined> {
+    return this.claims.claim(lane, now, leaseUntil);
   }
 
   /** Ends this instance's claims on notifications still pending (a clean stop: other instances need not wait for the leases). */
-  async releaseClaims(): Promise<number> {
-    return this.engine.db.run(this.sql`UPDATE "_notifications" SET "claimedBy" = NULL, "claimedUntil" = NULL WHERE "claimedBy" = ${this.owner} AND "status" = 'Pending'`);
+  releaseClaims(): Promise<number> {
+    return this.claims.releaseClaims();
   }
 
-  /** The signing secret and state of a subscription; undefined when it was deleted. */
-  async target(subscriptionId: string): Promise<SubscriptionTarget | undefined> {
+  /** The subscription's signing secret; why the notification cannot be sent when it was deleted or has none. */
+  async secrets(notification: QueuedNotification): Promise<readonly string[] | string> {
     const row = await this.engine.db.get(
-      this.sql`SELECT ${ident(HIDDEN_COLUMNS.secret)} AS "secret", "subscriptionState" AS "state" FROM ${ident(this.subscription.table)} WHERE ${ident(this.subscription.key.name)} = ${subscriptionId}`,
+      this.sql`SELECT ${ident(HIDDEN_COLUMNS.secret)} AS "secret" FROM ${ident(this.subscription.table)} WHERE ${ident(this.subscription.key.name)} = ${notification.lane}`,
     );
-    return row === undefined ? undefined : { secret: (row['secret'] as string | null) ?? null, active: row['state'] === ACTIVE };
+    if (row === undefined) return 'The subscription was deleted.';
+    const secret = row['secret'] as string | null;
+    return secret === null ? 'The subscription has no signing secret.' : [secret];
   }
 
   /**
@@ -244,17 +220,4 @@ export class DeliveryStore {
       ),
     );
   }
-}
-
-/** A notification row as the queue hands it out (PostgreSQL returns BIGINT ids as text). */
-function toQueued(row: Record<string, unknown>): QueuedNotification {
-  return {
-    id: Number(row['id']),
-    subscriptionId: row['subscriptionId'] as string,
-    webhookId: row['webhookId'] as string,
-    notificationUrl: row['notificationUrl'] as string,
-    body: row['body'] as string,
-    attempts: Number(row['attempts']),
-    nextAttemptAt: Number(row['nextAttemptAt']),
-  };
 }

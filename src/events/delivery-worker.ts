@@ -12,7 +12,7 @@
  */
 import type { Logger } from 'pino';
 import type { AttemptOutcome } from '../db/framework-tables.js';
-import type { DeliveryStore, QueuedNotification } from './delivery-store.js';
+import type { AttemptRecord, Claim, QueuedNotification } from './delivery-store.js';
 import { OutboundError, type OutboundHttp } from './outbound.js';
 import type { OutboxSignal } from './outbox-signal.js';
 import { signatureHeaders } from './sign.js';
@@ -22,7 +22,7 @@ import { RepeatedFailure } from '../util/repeated-failure.js';
 export interface DeliverySettings {
   /** Notifications in flight at once (each subscription has at most one). */
   readonly concurrency: number;
-  /** Delay before retry n (1-based), ms; the attempt after the last one is final. */
+  /** Delay before retry n (1-based), ms; what follows the last one is the queue's (DeliveryQueue.retryDelay). */
   readonly backoffMs: readonly number[];
   /** Time limit per POST, ms. */
   readonly timeoutMs: number;
@@ -30,12 +30,28 @@ export interface DeliverySettings {
   readonly pollMs: number;
 }
 
-/** Outbox rows fanned out per transaction (a tick with more left reschedules itself at once). */
-const FAN_OUT_BATCH = 500;
 /** What a claim's lease adds to the POST timeout, ms. */
 const LEASE_MARGIN_MS = 3_000;
-/** How often pending notifications of deleted subscriptions are marked Failed, ms (at once after a subscription change). */
-const ORPHAN_SWEEP_MS = 30_000;
+
+/**
+ * A queue of notifications the worker sends: the business events' (delivery-store.ts) or the entity
+ * changes' (change-store.ts). Each lane is sent in order, one notification in flight at a time.
+ */
+export interface DeliveryQueue {
+  /** The work before sending (fan-out, windows, sweeps); resolves to the longest wait before the next pass, ms. */
+  prepare(now: Date): Promise<number>;
+  /** Subscriptions were created or deleted (an instance's own commit): sweeps that depend on them run at the next pass. */
+  subscriptionsChanged(): void;
+  /** Lanes with pending notifications. */
+  lanes(): Promise<string[]>;
+  claim(lane: string, now: number, leaseUntil: number): Promise<Claim | undefined>;
+  /** The secrets to sign a notification with; a string: why it cannot be sent (recorded as Failed). */
+  secrets(notification: QueuedNotification): Promise<readonly string[] | string>;
+  /** The wait before the attempt after failed attempt `attempt` (1-based) on the schedule `backoffMs`, or undefined when that was the last. */
+  retryDelay(notification: QueuedNotification, attempt: number, now: number, backoffMs: readonly number[]): number | undefined;
+  record(notification: QueuedNotification, attempt: AttemptRecord): Promise<boolean>;
+  releaseClaims(): Promise<number>;
+}
 
 /** What an answer (or its absence) means for the notification. */
 export function classify(status: number | null, error: OutboundError | null): AttemptOutcome {
@@ -52,7 +68,6 @@ export class DeliveryWorker {
   private timer: NodeJS.Timeout | undefined;
   private timerDue = Number.POSITIVE_INFINITY;
   private unlisten: (() => void) | undefined;
-  private lastSweep = 0;
   private rotation = 0;
   private ticking = false;
   private again = false;
@@ -63,7 +78,7 @@ export class DeliveryWorker {
   private readonly tickFailures: RepeatedFailure;
 
   constructor(
-    private readonly store: DeliveryStore,
+    private readonly store: DeliveryQueue,
     private readonly outbound: OutboundHttp,
     private readonly settings: DeliverySettings,
     private readonly signal: OutboxSignal,
@@ -77,7 +92,7 @@ export class DeliveryWorker {
     if (!this.stopped) return;
     this.stopped = false;
     this.unlisten = this.signal.listen((change) => {
-      if (change === 'subscriptions') this.lastSweep = 0;
+      if (change === 'subscriptions') this.store.subscriptionsChanged();
       this.kick();
     });
     this.kick();
@@ -139,14 +154,7 @@ export class DeliveryWorker {
   private async pass(): Promise<number> {
     let next = this.settings.pollMs;
     try {
-      const now = new Date();
-      if (now.getTime() - this.lastSweep >= ORPHAN_SWEEP_MS) {
-        this.lastSweep = now.getTime();
-        const orphans = await this.store.failOrphans(now);
-        if (orphans > 0) this.log.warn({ orphans }, 'webhook notifications of deleted subscriptions marked Failed');
-      }
-      if (this.stopped) return next;
-      if ((await this.store.fanOut(now, FAN_OUT_BATCH)) === FAN_OUT_BATCH) next = 0;
+      next = Math.min(next, await this.store.prepare(new Date()));
       if (this.stopped) return next;
       next = Math.min(next, await this.startDue(Date.now()));
       this.tickFailures.succeeded();
@@ -199,19 +207,18 @@ export class DeliveryWorker {
   }
 
   private async attempt(notification: QueuedNotification): Promise<void> {
-    const target = await this.store.target(notification.subscriptionId);
+    const secrets = await this.store.secrets(notification);
     const attemptedAt = new Date();
     const number = notification.attempts + 1;
-    if (target === undefined || target.secret === null) {
-      const error = target === undefined ? 'The subscription was deleted.' : 'The subscription has no signing secret.';
-        await this.store.record(notification, { attempt: number, attemptedAt, durationMs: 0, statusCode: null, error, outcome: 'Failed' });
+    if (typeof secrets === 'string') {
+      await this.store.record(notification, { attempt: number, attemptedAt, durationMs: 0, statusCode: null, error: secrets, outcome: 'Failed' });
       return;
     }
     const timestamp = Math.floor(attemptedAt.getTime() / 1000);
     const headers = {
       'content-type': 'application/json',
       'user-agent': 'ecn-odata-webhooks/1',
-      ...signatureHeaders(target.secret, notification.webhookId, timestamp, notification.body),
+      ...signatureHeaders(secrets, notification.webhookId, timestamp, notification.body),
     };
     const controller = new AbortController();
     this.aborts.add(controller);
@@ -229,7 +236,7 @@ export class DeliveryWorker {
     if (this.stopped) return;
     const durationMs = Date.now() - attemptedAt.getTime();
     let outcome = classify(status, failure);
-    const delay = this.settings.backoffMs[number - 1];
+    const delay = outcome === 'Retry' ? this.store.retryDelay(notification, number, Date.now(), this.settings.backoffMs) : undefined;
     if (outcome === 'Retry' && delay === undefined) outcome = 'Failed';
     const error = failure === null ? null : `${failure.kind}: ${failure.message}`;
     const recorded = await this.store.record(notification, {

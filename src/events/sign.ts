@@ -16,7 +16,12 @@ export function signature(secret: string, id: string, timestamp: number, body: s
   return `v1,${mac}`;
 }
 
-/** The three signature headers of one delivery attempt. */
-export function signatureHeaders(secret: string, id: string, timestamp: number, body: string): Record<string, string> {
-  return { 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signature(secret, id, timestamp, body) };
+/**
+ * The three signature headers of one delivery attempt. Several secrets (one POST carrying the entries of
+ * several subscriptions) give one signature each, separated by spaces, as Standard Webhooks allows: a
+ * receiver checks the one its secret makes.
+ */
+export function signatureHeaders(secrets: string | readonly string[], id: string, timestamp: number, body: string): Record<string, string> {
+  const list = typeof secrets === 'string' ? [secrets] : [...new Set(secrets)];
+  return { 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': list.map((s) => signature(s, id, timestamp, body)).join(' ') };
 }

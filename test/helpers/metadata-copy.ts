@@ -23,3 +23,13 @@ export function metadataWithLimits(limits: Partial<ServiceLimits>, from: string 
 export function tempDbFile(): string {
   return path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'ecn-db-')), 'db.sqlite');
 }
+
+/** The folder of a copy of `from` whose service.json `webhooks` settings are the copied ones with `webhooks` over them. */
+export function metadataWithWebhooks(webhooks: Record<string, number>, limits: Partial<ServiceLimits> = {}, from: string = REPO_METADATA): string {
+  const dir = metadataWithLimits(limits, from);
+  const file = path.join(dir, 'service.json');
+  const service = JSON.parse(fs.readFileSync(file, 'utf8')) as { webhooks?: Record<string, unknown> };
+  service.webhooks = { ...service.webhooks, ...webhooks };
+  fs.writeFileSync(file, JSON.stringify(service, null, 2));
+  return dir;
+}

@@ -28,6 +28,7 @@ import { postgresDialect } from './postgres-dialect.js';
 import { isRetryable, postgresError } from './postgres-errors.js';
 import { migrateIn, MIGRATION_LOCK, stampStoredEtags } from './postgres-migrate.js';
 import { postgresFrameworkTablesSql } from './postgres-framework-tables.js';
+import { maintainPostgresChangeCapture } from './postgres-change-capture.js';
 import { PostgresReads } from './postgres-reads.js';
 import { PostgresReplicaReads } from './postgres-replica-reads.js';
 import { PostgresReplicas } from './postgres-replicas.js';
@@ -215,6 +216,7 @@ export class PostgresEngine implements Engine {
         }
         report = await migrateIn(s, model);
         for (const sql of postgresFrameworkTablesSql(model.company.table)) await s.exec(sql);
+        await maintainPostgresChangeCapture(s, model);
         await writeStamp(s, stamp);
         if (options.dryRun === true) throw rollback;
       });

@@ -13,6 +13,7 @@ import type { PostgresSession } from './postgres-database.js';
 import { foreignKeyDefs, postgresColumnDefs, postgresIndexDefs } from './postgres-ddl.js';
 import { postgresFrameworkTablesSql } from './postgres-framework-tables.js';
 import { postgresFunctionsSql } from './postgres-functions.js';
+import { postgresChangeCaptureSql } from './postgres-change-capture.js';
 import { postgresCounterTriggers } from './postgres-row-counters.js';
 import { entityJsonTriggersSql } from './postgres-entity-json.js';
 import { setCountsSql, setCountTriggersSql } from './postgres-set-counts.js';
@@ -28,7 +29,7 @@ export function schemaStamp(model: EdmModel): string {
     if (type.scope === 'company') parts.push(setCountTriggersSql(type));
   }
   // A lookup's path is no column, so the triggers of the stored entity JSON count on their own.
-  parts.push(entityJsonTriggersSql(model), setCountsSql());
+  parts.push(entityJsonTriggersSql(model), setCountsSql(), postgresChangeCaptureSql(model));
   return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
 }
 

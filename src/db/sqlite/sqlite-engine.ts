@@ -15,6 +15,7 @@ import { isBusy, sqliteError } from './sqlite-errors.js';
 import type { EdmModel } from '../../edm/model.js';
 import { migrate } from './sqlite-migrate.js';
 import type { MigrationReport } from '../migration.js';
+import { maintainSqliteChangeCapture } from './sqlite-change-capture.js';
 import { createAuthTables, createDeliveryTables, createOutboxTable, createUserRequestsTable } from './sqlite-framework-tables.js';
 import { partsInOrder, type TransactionPart } from '../transaction-parts.js';
 
@@ -74,6 +75,7 @@ export class SqliteEngine implements Engine {
       createDeliveryTables(this.database);
       createAuthTables(this.database, model.company.table);
       createUserRequestsTable(this.database);
+      maintainSqliteChangeCapture(this.database, model);
       return report;
     }, options.dryRun !== true);
   }

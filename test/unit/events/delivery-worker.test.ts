@@ -2,9 +2,8 @@
  * src/events/delivery-worker.ts: a tick that fails every time (its database is down) is logged once,
  * not once per poll, and the first tick that works again says so.
  */
-import { DeliveryWorker } from '../../../src/events/delivery-worker.js';
+import { DeliveryWorker, type DeliveryQueue } from '../../../src/events/delivery-worker.js';
 import { OutboxSignal } from '../../../src/events/outbox-signal.js';
-import type { DeliveryStore } from '../../../src/events/delivery-store.js';
 import type { OutboundHttp } from '../../../src/events/outbound.js';
 import type { Logger } from 'pino';
 
@@ -18,13 +17,13 @@ test('a database outage under the delivery worker is one error line, and its end
     throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
   };
   const store = {
-    failOrphans: async () => (down ? unavailable() : 0),
-    fanOut: async () => {
+    prepare: async () => {
       ticks++;
-      return down ? unavailable() : 0;
+      return down ? unavailable() : Number.POSITIVE_INFINITY;
     },
+    subscriptionsChanged: () => undefined,
     lanes: async () => [],
-  } as unknown as DeliveryStore;
+  } as unknown as DeliveryQueue;
   const worker = new DeliveryWorker(store, {} as OutboundHttp, { concurrency: 1, backoffMs: [10], timeoutMs: 1_000, pollMs: 5 }, new OutboxSignal(), log);
   worker.start();
   const until = async (ok: () => boolean): Promise<void> => {

@@ -1,0 +1,102 @@
+/**
+ * Change capture on SQLite (db/change-capture.ts): the tables of captured changes, windows, entries,
+ * notifications and attempts, and per subscribable table three triggers (insert, update of the row
+ * version, delete) that write `_changes` while a subscription names the row's company and set. Made at
+ * every start inside the migration's transaction: the triggers of sets no longer subscribable are dropped.
+ */
+import { HIDDEN_COLUMNS } from '../../edm/model.js';
+import { CHANGE_STAMP_PROPERTY } from '../../edm/check-subscriptions.js';
+import {
+  CAPTURE_TRIGGER_PREFIX,
+  CHANGE_ATTEMPTS_TABLE,
+  CHANGE_ENTRIES_TABLE,
+  CHANGE_NOTIFICATIONS_TABLE,
+  CHANGE_WINDOWS_TABLE,
+  CHANGES_TABLE,
+  capturedSets,
+  resourcePattern,
+  type CapturedSet,
+} from '../change-capture.js';
+import type { EdmModel } from '../../edm/model.js';
+import type { Database } from './sqlite-database.js';
+import { sqliteDialect } from './sqlite-dialect.js';
+
+const q = (name: string): string => sqliteDialect.quoteIdentifier(name);
+
+/** Milliseconds since the epoch, now. */
+const NOW_MS = "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)";
+/** Now as the ISO text lastModifiedDateTime holds. */
+const NOW_ISO = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')";
+
+/** The statements that create the change tables when missing. */
+export function changeTablesSql(): string[] {
+  return [
+    `CREATE TABLE IF NOT EXISTS ${q(CHANGES_TABLE)} ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "companyId" TEXT NOT NULL, "entitySet" TEXT NOT NULL, ` +
+      `"entityKey" TEXT NOT NULL, "changeType" TEXT NOT NULL, "changedAt" TEXT NOT NULL, "capturedAt" INTEGER NOT NULL)`,
+    `CREATE TABLE IF NOT EXISTS ${q(CHANGE_WINDOWS_TABLE)} ("subscriptionId" TEXT NOT NULL PRIMARY KEY, "openedAt" INTEGER NOT NULL, "since" TEXT NOT NULL, ` +
+      `"entries" INTEGER NOT NULL DEFAULT 0, "overflow" INTEGER NOT NULL DEFAULT 0) STRICT`,
+    `CREATE INDEX IF NOT EXISTS ${q(`${CHANGE_WINDOWS_TABLE}_ix_openedAt`)} ON ${q(CHANGE_WINDOWS_TABLE)}("openedAt")`,
+    `CREATE TABLE IF NOT EXISTS ${q(CHANGE_ENTRIES_TABLE)} ("subscriptionId" TEXT NOT NULL, "entityKey" TEXT NOT NULL, "changeType" TEXT NOT NULL, ` +
+      `"changedAt" TEXT NOT NULL, "seq" INTEGER NOT NULL, PRIMARY KEY ("subscriptionId", "entityKey")) STRICT`,
+    `CREATE TABLE IF NOT EXISTS ${q(CHANGE_NOTIFICATIONS_TABLE)} (\n` +
+      `  "id" INTEGER PRIMARY KEY AUTOINCREMENT,\n` +
+      `  "notificationUrl" TEXT NOT NULL,\n` +
+      `  "subscriptionIds" TEXT NOT NULL CHECK (json_valid("subscriptionIds")),\n` +
+      `  "webhookId" TEXT NOT NULL UNIQUE,\n` +
+      `  "entries" INTEGER NOT NULL,\n` +
+      `  "body" TEXT NOT NULL CHECK (json_valid("body")),\n` +
+      `  "status" TEXT NOT NULL DEFAULT 'Pending' CHECK ("status" IN ('Pending', 'Sent', 'Failed')),\n` +
+      `  "attempts" INTEGER NOT NULL DEFAULT 0,\n` +
+      `  "nextAttemptAt" INTEGER NOT NULL,\n` +
+      `  "firstAttemptAt" INTEGER,\n` +
+      `  "lastStatusCode" INTEGER,\n` +
+      `  "lastError" TEXT,\n` +
+      `  "createdAt" TEXT NOT NULL,\n` +
+      `  "completedAt" TEXT,\n` +
+      `  "claimedBy" TEXT,\n` +
+      `  "claimedUntil" INTEGER\n` +
+      `) STRICT`,
+    `CREATE INDEX IF NOT EXISTS ${q(`${CHANGE_NOTIFICATIONS_TABLE}_ix_url_status_id`)} ON ${q(CHANGE_NOTIFICATIONS_TABLE)}("notificationUrl", "status", "id")`,
+    `CREATE INDEX IF NOT EXISTS ${q(`${CHANGE_NOTIFICATIONS_TABLE}_ix_status_id`)} ON ${q(CHANGE_NOTIFICATIONS_TABLE)}("status", "id")`,
+    `CREATE TABLE IF NOT EXISTS ${q(CHANGE_ATTEMPTS_TABLE)} (\n` +
+      `  "id" INTEGER PRIMARY KEY AUTOINCREMENT,\n` +
+      `  "notificationId" INTEGER NOT NULL REFERENCES ${q(CHANGE_NOTIFICATIONS_TABLE)}("id") ON DELETE CASCADE,\n` +
+      `  "attempt" INTEGER NOT NULL,\n` +
+      `  "attemptedAt" TEXT NOT NULL,\n` +
+      `  "durationMs" INTEGER NOT NULL,\n` +
+      `  "statusCode" INTEGER,\n` +
+      `  "error" TEXT,\n` +
+      `  "outcome" TEXT NOT NULL CHECK ("outcome" IN ('Sent', 'Retry', 'Failed'))\n` +
+      `) STRICT`,
+    `CREATE INDEX IF NOT EXISTS ${q(`${CHANGE_ATTEMPTS_TABLE}_ix_notification_attempt`)} ON ${q(CHANGE_ATTEMPTS_TABLE)}("notificationId", "attempt")`,
+  ];
+}
+
+/** The three capture triggers of one set. */
+export function captureTriggersSql(set: CapturedSet): string[] {
+  const { type } = set;
+  const table = q(type.table);
+  const company = q(HIDDEN_COLUMNS.company);
+  const subscribed = (row: 'NEW' | 'OLD'): string =>
+    `EXISTS (SELECT 1 FROM ${q(set.subscriptions)} WHERE "companyId" = ${row}.${company} AND "resource" LIKE '${resourcePattern(type)}')`;
+  const insert = (row: 'NEW' | 'OLD', changeType: string, changedAt: string): string =>
+    `INSERT INTO ${q(CHANGES_TABLE)} ("companyId", "entitySet", "entityKey", "changeType", "changedAt", "capturedAt") ` +
+    `VALUES (${row}.${company}, '${type.entitySet}', ${row}.${q(type.key.name)}, '${changeType}', ${changedAt}, ${NOW_MS});`;
+  const name = (event: string): string => q(`${CAPTURE_TRIGGER_PREFIX}${type.table}_${event}`);
+  const stamp = `NEW.${q(CHANGE_STAMP_PROPERTY)}`;
+  const version = q(HIDDEN_COLUMNS.version);
+  return [
+    `CREATE TRIGGER ${name('insert')} AFTER INSERT ON ${table} WHEN ${subscribed('NEW')} BEGIN ${insert('NEW', 'created', stamp)} END`,
+    // Only writes of the row (a new version): not the maintenance of counters or stored JSON.
+    `CREATE TRIGGER ${name('update')} AFTER UPDATE ON ${table} WHEN NEW.${version} IS NOT OLD.${version} AND ${subscribed('NEW')} BEGIN ${insert('NEW', 'updated', stamp)} END`,
+    `CREATE TRIGGER ${name('delete')} AFTER DELETE ON ${table} WHEN ${subscribed('OLD')} BEGIN ${insert('OLD', 'deleted', NOW_ISO)} END`,
+  ];
+}
+
+/** Creates the change tables and (re)creates the capture triggers of the model's subscribable sets; drops stale ones. */
+export function maintainSqliteChangeCapture(db: Database, model: EdmModel): void {
+  for (const sql of changeTablesSql()) db.exec(sql);
+  const existing = db.raw.prepare(`SELECT name FROM sqlite_master WHERE type = 'trigger' AND substr(name, 1, ?) = ?`).all(CAPTURE_TRIGGER_PREFIX.length, CAPTURE_TRIGGER_PREFIX) as { name: string }[];
+  for (const { name } of existing) db.exec(`DROP TRIGGER IF EXISTS ${q(name)}`);
+  for (const set of capturedSets(model)) for (const sql of captureTriggersSql(set)) db.exec(sql);
+}
