@@ -91,7 +91,7 @@ describe('the repository model', () => {
     expect(model.company.capabilities).toEqual({ insertable: false, updatable: false, deletable: false, deleteRequiresIfMatch: false });
     const action = ecn.actionByQualifiedName.get('Microsoft.NAV.createEngChangeOrder');
     expect(action?.returnType).toBe(type('engChangeOrder'));
-    const global = [model.company, model.eventTypes?.definition, model.eventTypes?.subscription];
+    const global = [model.company, model.eventTypes?.definition, model.eventTypes?.subscription, model.changeSubscriptionType];
     for (const t of model.entityTypes) {
       expect(t.key).toBe(t.properties[0]);
       if (t !== model.company && t !== model.eventTypes?.definition) expect(t.properties.at(-1)?.name).toBe('lastModifiedDateTime');
