@@ -46,6 +46,7 @@ function existing(files) {
 
 /** The suites that need the PostgreSQL server of test/postgres/global-setup.mjs (ECN_TEST_POSTGRES), whatever the engine of the run. */
 export const POSTGRES_SUITES = existing([
+  'test/events/change-crash.test.ts',
   'test/sql/golden-postgres.test.ts',
   'test/unit/cli/serve-db-connections.test.ts',
   'test/unit/cli/serve-startup-postgres.test.ts',

@@ -18,7 +18,8 @@
 // loopback, verify every scenario on ours (exit 1 if one fails), run the harness with targets
 // ours, cap, raw (--pid for each: CPU per request and peak RSS), stop what it started, and write the
 // table and the harness's JSON under bench/results/, with the targets of issue 7 checked; then the
-// noisy-neighbour scenario (bench/lib/noisy-neighbour.mjs) on ours.
+// noisy-neighbour scenario (bench/lib/noisy-neighbour.mjs) and the cost of one entity-change
+// subscription on the write scenarios (bench/lib/subscription-cost.mjs) on ours.
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
@@ -29,6 +30,7 @@ import { freePort, killAllNow, memoryMiB, oursNodeFlags, oursToken, startNode, s
 import { checkTargets, formatChecks } from './lib/targets.mjs';
 import { appendHistory, HISTORY } from './lib/history.mjs';
 import { formatNoisyNeighbour, noisyNeighbour } from './lib/noisy-neighbour.mjs';
+import { formatSubscriptionCost, subscriptionCost, WRITE_SCENARIOS } from './lib/subscription-cost.mjs';
 
 const { values: args } = parseArgs({ options: { only: { type: 'string' }, engine: { type: 'string', default: 'sqlite' }, replicas: { type: 'string' } } });
 if (args.engine !== 'sqlite' && args.engine !== 'postgres') {
@@ -91,7 +93,7 @@ async function main() {
 
   const profDir = path.join(WORK, 'profiles');
   const profiling = process.env.BENCH_CPU_PROF === '1';
-  const ours = await startOurs(oursDb, path.join(WORK, `ours-server-${STAMP}.log`), { nodeFlags: profiling ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [] });
+  const ours = await startOurs(oursDb, path.join(WORK, `ours-server-${STAMP}.log`), { nodeFlags: profiling ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [], args: ['--webhooks-allow-private'] });
   const capPort = await freePort();
   const cap = startNode('cap', ['server-start.js', '--port', String(capPort)], { cwd: work.cap, logFile: path.join(WORK, `cap-server-${STAMP}.log`) });
   const rawPort = await freePort();
@@ -134,11 +136,18 @@ async function main() {
     noisy = await noisyNeighbour({ base: oursBase, token, noisyToken: oursToken(oursDb, BENCH_COMPANY.name, 'NOISY'), seconds: Number(DURATION) });
     noisy.peakMiB = memoryMiB(ours.pid)?.hwm;
   }
+  let subscription;
+  if (token !== undefined && (args.only === undefined || WRITE_SCENARIOS.some((n) => new RegExp(args.only).test(n)))) {
+    const harness = (extra) =>
+      runNode(work.runMjs, ['--target', `ours=${oursBase}`, ...headerArgs, '--duration', DURATION, '--rounds', ROUNDS, '--warmup', WARMUP, '--connections', CONNECTIONS, ...scenarioArgs, ...extra], { cwd: work.harness });
+    subscription = await subscriptionCost({ harness, root: ours.root, companyId: BENCH_COMPANY.id, token, results: RESULTS, stamp: STAMP, log });
+  }
   const doc = JSON.parse(fs.readFileSync(jsonOut, 'utf8'));
   const checks = checkTargets(doc, peak);
   const report =
     formatChecks(checks, peak, { seconds: (Date.now() - t0) / 1000, duration: DURATION, rounds: ROUNDS, warmup: WARMUP, connections: CONNECTIONS, oursFlags: oursNodeFlags(oursDb).join(' ') }) +
-    (noisy === undefined ? '' : `\n${formatNoisyNeighbour(noisy)}`);
+    (noisy === undefined ? '' : `\n${formatNoisyNeighbour(noisy)}`) +
+    (subscription === undefined ? '' : `\n${formatSubscriptionCost(subscription)}`);
   console.log(`\n${report}`);
   fs.appendFileSync(txtOut, `\n${report}\n`);
   fs.copyFileSync(txtOut, path.join(RESULTS, 'bench-latest.txt'));
@@ -159,6 +168,7 @@ async function main() {
     return 1;
   }
   if (noisy !== undefined && !noisy.met) log('the noisy-neighbour target is not met');
+  if (subscription !== undefined && !subscription.met) log('the subscription-cost target is not met');
   if (profiling) log(`CPU profile of our server: ${profDir} (written when the server stops)`);
   return 0;
 }

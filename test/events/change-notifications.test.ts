@@ -13,6 +13,7 @@ import { metadataWithWebhooks } from '../helpers/metadata-copy.js';
 import { startTestService, type TestService } from '../helpers/test-service.js';
 import { startReceiver, verifySignature, type Received, type Receiver } from '../helpers/webhook-receiver.js';
 import { waitUntil } from './event-helpers.js';
+import { listDeliveries } from '../../src/events/delivery-log.js';
 
 const WINDOW_MS = 300;
 const THRESHOLD = 5;
@@ -296,6 +297,19 @@ test('408, 429 and 5xx are retried; any other answer deletes the subscription', 
     expect(new Set(at('/retry').map((r) => r.webhookId)).size).toBe(1);
     await waitUntil(async () => (await t.call('GET', `/subscriptions('${gone.id}')`)).status === 404, 5000, 'the refused subscription deleted');
     expect((await t.call('GET', `/subscriptions('${sub.id}')`)).status).toBe(200);
+    // The operator's view (ecn-odata deliveries) shows both, with their attempts.
+    const changes = (): ReturnType<typeof listDeliveries> => listDeliveries(t.service.engine, { kind: 'changes', limit: 100 });
+    await waitUntil(async () => (await changes()).find((d) => d.notificationUrl === `${receiver.url}/retry`)?.status === 'Sent', 5000, 'the retried notification recorded as sent');
+    const log = await changes();
+    const delivered = log.find((d) => d.notificationUrl === `${receiver.url}/retry`);
+    expect(delivered?.attempts.map((a) => [a.statusCode, a.outcome])).toEqual([
+      [503, 'Retry'],
+      [429, 'Retry'],
+      [200, 'Sent'],
+    ]);
+    expect(delivered?.subscriptionIds).toEqual([sub.id]);
+    const refused = log.find((d) => d.notificationUrl === `${receiver.url}/gone`);
+    expect([refused?.status, refused?.attempts.map((a) => a.statusCode)]).toEqual(['Failed', [410]]);
   } finally {
     receiver.behave({});
     await unsubscribe(sub);
