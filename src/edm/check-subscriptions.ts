@@ -3,10 +3,11 @@
  * has the autoModified `lastModifiedDateTime` that a `collection` notification filters on; the type
  * service.json names for the subscriptions endpoint is global, keyed by a string, owner-scoped, signed,
  * and has the properties the framework fills and the delivery reads; an owner scope names a user and a
- * company property of a global type.
+ * company property of a global type, and no navigation leads into an owner-scoped type.
  */
 import { isStored, propertyNames, propertyOf, type MetadataIndex, type Report } from './metadata-index.js';
 import type { EntityFile, MetadataDocument } from './metadata-format.js';
+import { jsonPointer } from './model-error.js';
 import { chooseFrom } from './suggest-name.js';
 
 /** The property a `collection` entry's $filter names (Business Central's). */
@@ -41,7 +42,7 @@ function checkSubscribable(document: MetadataDocument<EntityFile>, report: Repor
   }
 }
 
-function checkOwnerScope(document: MetadataDocument<EntityFile>, report: Report): void {
+function checkOwnerScope(index: MetadataIndex, document: MetadataDocument<EntityFile>, report: Report): void {
   const { file, doc } = document;
   if (doc.ownerScope === undefined) return;
   if (doc.scope !== 'global') {
@@ -56,6 +57,17 @@ function checkOwnerScope(document: MetadataDocument<EntityFile>, report: Report)
     if (property === undefined || property.type !== type || !isStored(property)) {
       report({ file, pointer: `/ownerScope/${member}`, message: `The owner scope's ${member} "${name}" must be a stored ${type} property of ${doc.name}.`, fix: `${chooseFrom(name, propertyNames(doc, (p) => p.type === type))}.` });
     }
+  }
+  for (const other of index.files.entities) {
+    (other.doc.navigationProperties ?? []).forEach((navigation, position) => {
+      if (navigation.target !== doc.name) return;
+      report({
+        file: other.file,
+        pointer: jsonPointer('navigationProperties', position, 'target'),
+        message: `${doc.name} has an owner scope, so no navigation may lead to it (it would read other users' rows).`,
+        fix: 'remove the navigation, or the owner scope of the target.',
+      });
+    });
   }
 }
 
@@ -89,7 +101,7 @@ function checkChangeSubscriptionType(index: MetadataIndex, report: Report): void
 export function checkSubscriptions(index: MetadataIndex, report: Report): void {
   for (const document of index.files.entities) {
     checkSubscribable(document, report);
-    checkOwnerScope(document, report);
+    checkOwnerScope(index, document, report);
   }
   checkChangeSubscriptionType(index, report);
 }
