@@ -22,6 +22,10 @@ import { DeliveryStore } from './events/delivery-store.js';
 import { DeliveryWorker } from './events/delivery-worker.js';
 import { syncEventDefinitions } from './events/event-definitions.js';
 import { eventFrameworkHooks } from './events/subscription-checks.js';
+import { changeSubscriptionHooks } from './events/change-subscription-checks.js';
+import type { CurrentRowReader } from './events/current-row.js';
+import { readRow } from './store/resolve-path.js';
+import { rowOf } from './store/tx-access.js';
 import { OutboundClient } from './events/outbound.js';
 import { OutboxSignal } from './events/outbox-signal.js';
 import type { ServiceOptions } from './config.js';
@@ -79,7 +83,15 @@ function startDelivery(context: ServiceContext, options: ServiceOptions): { work
 export async function createService(options: ServiceOptions, rules: readonly EntityHooks[] = []): Promise<Service> {
   const log = pino({ level: options.logLevel, base: undefined });
   const model = loadModel(options.metadataDir);
-  const hooks = buildHookRegistry(model, rules, eventFrameworkHooks(model));
+  // The framework's hooks are checked before the database opens; the row reader they are given (a PATCH's
+  // current row, read outside the transaction) reads through the context once it exists.
+  let reader: ServiceContext | undefined;
+  const currentRow: CurrentRowReader = async (type, key) => {
+    if (reader === undefined) throw new Error('the service is not ready');
+    const row = await readRow(reader, reader.engine.db, type, undefined, [{ property: type.key.name, value: key }]);
+    return row === undefined ? undefined : rowOf(type, row);
+  };
+  const hooks = buildHookRegistry(model, rules, [...eventFrameworkHooks(model, currentRow), ...changeSubscriptionHooks(model, currentRow)]);
   const engine = await openEngine(options.dbFile, model.service, log, {
     ...(options.dbConnections === undefined ? {} : { connections: options.dbConnections }),
     ...(options.readReplicas === undefined ? {} : { readReplicas: options.readReplicas }),
@@ -124,6 +136,7 @@ export async function createService(options: ServiceOptions, rules: readonly Ent
     keyReads: new KeyReadPaths(model, paths, queryOptions),
     handleBatch,
   };
+  reader = context;
   try {
     const definitions = await syncEventDefinitions(context);
     if (definitions.inserted + definitions.updated + definitions.deleted > 0) log.info(definitions, 'event definitions updated');
