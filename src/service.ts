@@ -1,7 +1,7 @@
 /**
  * Assembles a service from options: loads and checks the model, opens and migrates the database,
- * writes the event definitions, wires the core and starts webhook delivery. `handle` is the core entry
- * point; `http/` wraps it for express.
+ * writes the event definitions and the webhook supported resources, wires the core and starts webhook
+ * delivery. `handle` is the core entry point; `http/` wraps it for express.
  */
 import { FairUse } from './core/fair-use.js';
 import { FairUseSharing } from './core/fair-use-sharing.js';
@@ -21,6 +21,7 @@ import type { EntityHooks } from './hooks/types.js';
 import { DeliveryStore } from './events/delivery-store.js';
 import { DeliveryWorker } from './events/delivery-worker.js';
 import { syncEventDefinitions } from './events/event-definitions.js';
+import { syncWebhookResources } from './events/webhook-resources.js';
 import { eventFrameworkHooks } from './events/subscription-checks.js';
 import { changeSubscriptionHooks } from './events/change-subscription-checks.js';
 import type { CurrentRowReader } from './events/current-row.js';
@@ -140,6 +141,8 @@ export async function createService(options: ServiceOptions, rules: readonly Ent
   try {
     const definitions = await syncEventDefinitions(context);
     if (definitions.inserted + definitions.updated + definitions.deleted > 0) log.info(definitions, 'event definitions updated');
+    const resources = await syncWebhookResources(context);
+    if (resources.inserted + resources.deleted > 0) log.info(resources, 'webhook supported resources updated');
   } catch (e) {
     await engine.close();
     throw e;
