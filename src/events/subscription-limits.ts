@@ -10,15 +10,23 @@ import { limitSetting } from '../edm/service-limits.js';
 import { BusinessRuleError } from '../errors/odata-error.js';
 import type { TxReader } from '../hooks/types.js';
 
-/** The subscription types of the model whose rows count, with their company and user properties. */
-function countedTypes(model: EdmModel): { type: EntityType; company: string; user: string }[] {
-  const out: { type: EntityType; company: string; user: string }[] = [];
+/** One kind of webhook subscription of the model: its type and the properties naming its company and its user. */
+export interface SubscriptionKind {
+  readonly kind: 'change' | 'event';
+  readonly type: EntityType;
+  readonly company: string;
+  readonly user: string;
+}
+
+/** The model's kinds of webhook subscriptions: entity-change ones (owner-scoped) and business-event ones (row-scoped). */
+export function subscriptionKinds(model: EdmModel): SubscriptionKind[] {
+  const out: SubscriptionKind[] = [];
   const change = model.changeSubscriptionType;
-  if (change?.ownerScope !== undefined) out.push({ type: change, company: change.ownerScope.companyProperty.name, user: change.ownerScope.userProperty.name });
+  if (change?.ownerScope !== undefined) out.push({ kind: 'change', type: change, company: change.ownerScope.companyProperty.name, user: change.ownerScope.userProperty.name });
   const event = model.eventTypes?.subscription;
   // The business event's subscriptions record their creator in the property that defaults to the current user.
   const creator = event?.properties.find((p) => p.default?.kind === 'currentUser');
-  if (event?.rowScope !== undefined && creator !== undefined) out.push({ type: event, company: event.rowScope.companyProperty.name, user: creator.name });
+  if (event?.rowScope !== undefined && creator !== undefined) out.push({ kind: 'event', type: event, company: event.rowScope.companyProperty.name, user: creator.name });
   return out;
 }
 
@@ -30,7 +38,7 @@ export async function checkSubscriptionLimits(db: TxReader, model: EdmModel, com
   const { subscriptionsPerCompany: perCompany, subscriptionsPerUser: perUser } = model.service;
   let inCompany = 0;
   let ofUser = 0;
-  for (const counted of countedTypes(model)) {
+  for (const counted of subscriptionKinds(model)) {
     const rows = await db.find(counted.type.name, { [counted.company]: companyId });
     inCompany += rows.length;
     ofUser += rows.filter((row) => row[counted.user] === userId).length;
