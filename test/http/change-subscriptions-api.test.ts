@@ -477,3 +477,19 @@ describe('limits, both kinds counted together', () => {
     expect(n).toBe(2);
   });
 });
+
+describe('OpenAPI', () => {
+  test("DELETE of a subscription requires If-Match; a business event subscription's DELETE takes it optionally and has PATCH", async () => {
+    const doc = (await as('ADMIN', 'GET', '/openapi.json')).json as { paths: Record<string, Record<string, { parameters?: { $ref?: string }[] }>> };
+    const item = (prefix: string): Record<string, { parameters?: { $ref?: string }[] }> => {
+      const found = Object.entries(doc.paths).find(([p]) => p.startsWith(`${prefix}(`) && !p.slice(prefix.length).includes('/'));
+      if (found === undefined) throw new Error(`no path ${prefix}(...)`);
+      return found[1];
+    };
+    const refs = (op: { parameters?: { $ref?: string }[] } | undefined): (string | undefined)[] => (op?.parameters ?? []).map((p) => p.$ref);
+    expect(refs(item('/subscriptions')['delete'])).toContain('#/components/parameters/ifMatch');
+    expect(refs(item('/subscriptions')['patch'])).toContain('#/components/parameters/ifMatch');
+    expect(refs(item('/externaleventsubscriptions')['delete'])).toContain('#/components/parameters/ifMatchOptional');
+    expect(refs(item('/externaleventsubscriptions')['patch'])).toContain('#/components/parameters/ifMatch');
+  });
+});

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadModel, ModelError, type ModelProblem } from '../../../src/edm/load-model.js';
 import type { EntityFile, EnumFile, PropertyFile } from '../../../src/edm/metadata-format.js';
-import type { EntityType } from '../../../src/edm/model.js';
+import { DEFAULT_CHANGE_WEBHOOKS, type EntityType } from '../../../src/edm/model.js';
 import { FIXTURE_METADATA as METADATA_DIR, loadTestModel } from '../../fixtures/model.js';
 
 describe('the repository model', () => {
@@ -19,7 +19,7 @@ describe('the repository model', () => {
 
   test('has the service settings, all types, and the company root', () => {
     // The limits service.json leaves out take their defaults (edm/service-limits.ts).
-    expect(model.service).toEqual({ ...DEFAULT_LIMITS, namespace: 'Microsoft.NAV', containerName: 'NAV', serviceRoot: '/api/v2.0', pageSize: 20000, maxPageSize: 20000, maxBodyBytes: 4194304, maxExpandDepth: 3, maxTop: 1000000 });
+    expect(model.service).toEqual({ ...DEFAULT_LIMITS, namespace: 'Microsoft.NAV', containerName: 'NAV', serviceRoot: '/api/v2.0', pageSize: 20000, maxPageSize: 20000, maxBodyBytes: 4194304, maxExpandDepth: 3, maxTop: 1000000, webhooks: DEFAULT_CHANGE_WEBHOOKS });
     expect(model.entityTypes).toHaveLength(14);
     expect(model.enumTypes.map((e) => e.name)).toEqual(['bomLineType', 'ecnSourceSalesDocumentType', 'ecnSourceStatus', 'ecnSourceType', 'ecnStatus', 'ecoStatus', 'ecoTaskStatus', 'eventSubscriptionState', 'eventSubscriptionType']);
     expect(model.company.name).toBe('company');
@@ -83,12 +83,12 @@ describe('the repository model', () => {
 
   test('has entity-level settings and bound actions', () => {
     const lines = type('engChangeNoticeBOMLine');
-    expect(lines.capabilities).toEqual({ insertable: false, updatable: true, deletable: false });
+    expect(lines.capabilities).toEqual({ insertable: false, updatable: true, deletable: false, deleteRequiresIfMatch: false });
     expect(ecn.permissions).toEqual({ read: 'ECN-READ', write: 'ECN-WRITE' });
     expect(ecn.indexes.map((props) => props.map((p) => p.name))).toEqual([['status']]);
     expect(task.permissions).toEqual({ read: 'TASK-READ', write: 'TASK-WRITE' });
     expect(type('contact').permissions).toBeUndefined();
-    expect(model.company.capabilities).toEqual({ insertable: false, updatable: false, deletable: false });
+    expect(model.company.capabilities).toEqual({ insertable: false, updatable: false, deletable: false, deleteRequiresIfMatch: false });
     const action = ecn.actionByQualifiedName.get('Microsoft.NAV.createEngChangeOrder');
     expect(action?.returnType).toBe(type('engChangeOrder'));
     const global = [model.company, model.eventTypes?.definition, model.eventTypes?.subscription];
