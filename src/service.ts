@@ -1,7 +1,7 @@
 /**
  * Assembles a service from options: loads and checks the model, opens and migrates the database,
- * writes the event definitions, wires the core and starts webhook delivery. `handle` is the core entry
- * point; `http/` wraps it for express.
+ * writes the event definitions and the webhook supported resources, wires the core and starts webhook
+ * delivery. `handle` is the core entry point; `http/` wraps it for express.
  */
 import { FairUse } from './core/fair-use.js';
 import { FairUseSharing } from './core/fair-use-sharing.js';
@@ -22,7 +22,12 @@ import { DeliveryStore } from './events/delivery-store.js';
 import { DeliveryWorker, type DeliveryQueue } from './events/delivery-worker.js';
 import { ChangeStore } from './events/change-store.js';
 import { syncEventDefinitions } from './events/event-definitions.js';
+import { syncWebhookResources } from './events/webhook-resources.js';
 import { eventFrameworkHooks } from './events/subscription-checks.js';
+import { changeSubscriptionHooks } from './events/change-subscription-checks.js';
+import type { CurrentRowReader } from './events/current-row.js';
+import { readRow } from './store/resolve-path.js';
+import { rowOf } from './store/tx-access.js';
 import { OutboundClient } from './events/outbound.js';
 import { OutboxSignal } from './events/outbox-signal.js';
 import type { ServiceOptions } from './config.js';
@@ -96,7 +101,15 @@ function startDelivery(context: ServiceContext, options: ServiceOptions): Delive
 export async function createService(options: ServiceOptions, rules: readonly EntityHooks[] = []): Promise<Service> {
   const log = pino({ level: options.logLevel, base: undefined });
   const model = loadModel(options.metadataDir);
-  const hooks = buildHookRegistry(model, rules, eventFrameworkHooks(model));
+  // The framework's hooks are checked before the database opens; the row reader they are given (a PATCH's
+  // current row, read outside the transaction) reads through the context once it exists.
+  let reader: ServiceContext | undefined;
+  const currentRow: CurrentRowReader = async (type, key) => {
+    if (reader === undefined) throw new Error('the service is not ready');
+    const row = await readRow(reader, reader.engine.db, type, undefined, [{ property: type.key.name, value: key }]);
+    return row === undefined ? undefined : rowOf(type, row);
+  };
+  const hooks = buildHookRegistry(model, rules, [...eventFrameworkHooks(model, currentRow), ...changeSubscriptionHooks(model, currentRow)]);
   const engine = await openEngine(options.dbFile, model.service, log, {
     ...(options.dbConnections === undefined ? {} : { connections: options.dbConnections }),
     ...(options.readReplicas === undefined ? {} : { readReplicas: options.readReplicas }),
@@ -141,9 +154,12 @@ export async function createService(options: ServiceOptions, rules: readonly Ent
     keyReads: new KeyReadPaths(model, paths, queryOptions),
     handleBatch,
   };
+  reader = context;
   try {
     const definitions = await syncEventDefinitions(context);
     if (definitions.inserted + definitions.updated + definitions.deleted > 0) log.info(definitions, 'event definitions updated');
+    const resources = await syncWebhookResources(context);
+    if (resources.inserted + resources.deleted > 0) log.info(resources, 'webhook supported resources updated');
   } catch (e) {
     await engine.close();
     throw e;

@@ -2,9 +2,10 @@
  * The one place that decides whether a principal may do what a request asks (conventions §7, §3):
  * read permission on every type the request reads (path steps, $expand, $filter/$orderby navigations),
  * write permission on the type it changes; for row-scoped global types (e.g. webhook subscriptions), the
- * type's permission set in the row's company. Company access itself is checked when the company is resolved.
+ * type's permission set in the row's company. Owner-scoped types (model `ownerScope`) are the caller's own
+ * rows, and SUPER's in its companies (restricted in core/handle.ts; the type's own checks say who may create what). Company access itself is checked when the company is resolved.
  */
-import type { EntityType, RowScope } from '../edm/model.js';
+import type { EntityType, OwnerScope, RowScope } from '../edm/model.js';
 import { CompanyAccessDeniedError, PermissionDeniedError } from '../errors/odata-error.js';
 import type { Principal } from './principal.js';
 import type { ResourcePathBinding } from '../core/operation-context.js';
@@ -24,6 +25,21 @@ export function rowScopeCompanies(principal: Principal, scope: RowScope): string
     .filter(([, sets]) => sets.has(SUPER) || sets.has(scope.permission))
     .map(([id]) => id)
     .sort();
+}
+
+/** The companies in which the principal holds SUPER (sorted): there it sees every row of an owner-scoped type. */
+export function superCompanies(principal: Principal): string[] {
+  return [...principal.grants]
+    .filter(([id, sets]) => sets.has(SUPER) && principal.companies.has(id))
+    .map(([id]) => id)
+    .sort();
+}
+
+/** true when the principal may see and change a row of an owner-scoped type: its own, or any in a company where it holds SUPER. */
+export function ownsRow(principal: Principal, scope: OwnerScope, row: Readonly<Record<string, unknown>>): boolean {
+  if (row[scope.userProperty.name] === principal.userId) return true;
+  const companyId = String(row[scope.companyProperty.name]);
+  return principal.companies.has(companyId) && principal.grants.get(companyId)?.has(SUPER) === true;
 }
 
 /**

@@ -8,6 +8,8 @@ import { defaultOptions } from '../config.js';
 import { loadModel } from '../edm/load-model.js';
 import { buildHookRegistry } from '../hooks/registry.js';
 import { eventFrameworkHooks } from '../events/subscription-checks.js';
+import { changeSubscriptionHooks } from '../events/change-subscription-checks.js';
+import { NO_ROW_READER } from '../events/current-row.js';
 import { businessRules } from '../rules/index.js';
 import pino from 'pino';
 import { openEngine } from '../db/open-engine.js';
@@ -36,7 +38,7 @@ export async function check(argv: string[]): Promise<number> {
   }
   const metadataDir = typeof values['metadata'] === 'string' ? values['metadata'] : defaultOptions().metadataDir;
   const model = loadModel(metadataDir);
-  buildHookRegistry(model, businessRules, eventFrameworkHooks(model));
+  buildHookRegistry(model, businessRules, [...eventFrameworkHooks(model, NO_ROW_READER), ...changeSubscriptionHooks(model, NO_ROW_READER)]);
   const dbFile = values['db'];
   const where = typeof dbFile === 'string' ? parseDatabaseLocation(dbFile) : undefined;
   // A SQLite file that does not exist yet would be created empty, which tells nothing.

@@ -11,6 +11,7 @@ import { serve } from './serve.js';
 import { seed } from './seed.js';
 import { runAdmin } from './admin.js';
 import { deliveries } from './deliveries.js';
+import { subscriptions } from './subscriptions.js';
 import { types } from './types.js';
 import { check } from './check.js';
 import { runImport } from './import.js';
@@ -32,6 +33,7 @@ Commands:
   token      issue or revoke API tokens (ecn-odata token --help)
   companies  add or list companies (ecn-odata companies --help)
   deliveries list webhook notifications and their attempts (ecn-odata deliveries --help)
+  subscriptions  list or delete webhook subscriptions of both kinds (ecn-odata subscriptions --help)
   types      generate TypeScript row types for rule modules from the model (ecn-odata types --help)
   check      check the model, the rule modules and the database migration without serving (ecn-odata check --help)`;
 
@@ -49,6 +51,8 @@ async function main(argv: string[]): Promise<number> {
       return runExport(rest);
     case 'deliveries':
       return deliveries(rest);
+    case 'subscriptions':
+      return subscriptions(rest);
     case 'types':
       return types(rest);
     case 'check':
@@ -66,7 +70,7 @@ async function main(argv: string[]): Promise<number> {
       console.log(HELP);
       return command === undefined ? 2 : 0;
     default:
-      throw new UsageError(`ecn-odata: unknown command '${command}'. Commands: serve, seed, import, export, check, types, users, grant, revoke, token, companies, deliveries.`);
+      throw new UsageError(`ecn-odata: unknown command '${command}'. Commands: serve, seed, import, export, check, types, users, grant, revoke, token, companies, deliveries, subscriptions.`);
   }
 }
 

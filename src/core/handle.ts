@@ -1,7 +1,7 @@
 /**
  * The core: an OData request in, an OData response out (Olingo's ODataHandler.process).
  * authenticate → parse path → parse options → bind → resolve company (access) → restrict rows
- * (companies list, row-scoped types) → authorize (permission sets) → dispatch. A GET by key with no
+ * (companies list, row-scoped and owner-scoped types) → authorize (permission sets) → dispatch. A GET by key with no
  * query options is bound once per path shape (key-read-paths.ts) and read on a kept plan
  * (operations/read-by-key.ts), with the same steps and the same answers. Every error goes through
  * the one error mapper, and every response carries `OData-Version: 4.0`.
@@ -14,7 +14,8 @@ import { bindPath } from '../uri/bind-path.js';
 import type { Expr, QueryOptions } from '../uri/ast.js';
 import type { ResourcePathBinding } from './operation-context.js';
 import type { BoundPath } from '../uri/bound-path.js';
-import { authorize, rowScopeCompanies } from '../auth/authorize.js';
+import type { OwnerScope } from '../edm/model.js';
+import { authorize, ownsRow, rowScopeCompanies, superCompanies } from '../auth/authorize.js';
 import { readRow, recordNotFound } from '../store/resolve-path.js';
 import { dispatch } from './dispatch.js';
 import { checkQueryOptions } from './check-query-options.js';
@@ -94,6 +95,37 @@ function restrictRowScope(svc: ServiceContext, bound: ResourcePathBinding, optio
   if (keyConditions === undefined) return andFilter(options, guidIn(scope.companyProperty.name, companies));
   return andThen(readRow(svc, svc.engine.db, root.type, undefined, keyConditions), (row) => {
     if (row !== undefined && !companies.includes(String(row[scope.companyProperty.name]))) throw recordNotFound(root.type, keyConditions);
+    return options;
+  });
+}
+
+/** `<userProperty> eq '<user>'`, or'ed with `<companyProperty> in (...)` for the companies where the caller holds SUPER. */
+function ownerCondition(scope: OwnerScope, userId: string, companies: readonly string[]): Expr {
+  const own: Expr = {
+    kind: 'binary',
+    operator: 'eq',
+    left: { kind: 'member', root: { kind: 'it' }, segments: [{ kind: 'name', name: scope.userProperty.name, span: NO_SPAN }], span: NO_SPAN },
+    right: { kind: 'literal', literal: { kind: 'string', value: userId }, span: NO_SPAN },
+    span: NO_SPAN,
+  };
+  if (companies.length === 0) return own;
+  return { kind: 'binary', operator: 'or', left: own, right: guidIn(scope.companyProperty.name, companies), span: NO_SPAN };
+}
+
+/**
+ * An owner-scoped type (model `ownerScope`, e.g. entity-change subscriptions) shows the caller's own rows
+ * and every row of the companies where it holds SUPER: a collection gets that condition AND-ed to the
+ * client's $filter; a row addressed by key that the caller may not see is answered like a missing one
+ * (404), for GET, PATCH and DELETE alike. No navigation leads into such a type (the model checks).
+ */
+function restrictOwnerScope(svc: ServiceContext, bound: ResourcePathBinding, options: QueryOptions, principal: Principal): MaybePromise<QueryOptions> {
+  const root = bound.steps[0];
+  const scope = root?.type.ownerScope;
+  if (root === undefined || scope === undefined) return options;
+  const keyConditions = root.keyConditions;
+  if (keyConditions === undefined) return andFilter(options, ownerCondition(scope, principal.userId, superCompanies(principal)));
+  return andThen(readRow(svc, svc.engine.db, root.type, undefined, keyConditions), (row) => {
+    if (row !== undefined && !ownsRow(principal, scope, row)) throw recordNotFound(root.type, keyConditions);
     return options;
   });
 }
@@ -218,7 +250,7 @@ function route(svc: ServiceContext, req: ODataRequest, principal: Principal | un
 function resolveAndOperate(svc: ServiceContext, req: ODataRequest, principal: Principal, bound: ResourcePathBinding, parsed: QueryOptions, runners: OperationRunners): ODataResponse | Promise<ODataResponse> {
   const method = req.method === 'HEAD' ? 'GET' : req.method;
   return andThen(resolveCompany(svc, bound.company, principal, parsed.custom.get('company')), (company) =>
-    andThen(restrictRowScope(svc, bound, restrictCompanies(svc, bound, parsed, principal), principal), (options) => {
+    andThen(andThen(restrictRowScope(svc, bound, restrictCompanies(svc, bound, parsed, principal), principal), (scoped) => restrictOwnerScope(svc, bound, scoped, principal)), (options) => {
       authorize(principal, company?.id, bound, options, method);
       const res = operate(svc, req, principal, bound, options, company, runners);
       if (method !== 'GET' || (req.headers['if-none-match'] === undefined && req.headers['if-match'] === undefined)) return res;

@@ -220,6 +220,7 @@ export function buildModel(files: MetadataFiles): EdmModel {
     eventByKey: new Map(events.map((event) => [eventKey(event.name, event.version), event])),
     ...optional('eventTypes', definition !== undefined && subscription !== undefined ? { definition, subscription } : undefined),
     ...optional('changeSubscriptionType', typeNamed(service.changeSubscriptionEntityType)),
+    ...optional('webhookResourceType', typeNamed(service.webhookResourceEntityType)),
   };
   deepFreeze(model);
   return model;

@@ -3,14 +3,19 @@
  * has the autoModified `lastModifiedDateTime` that a `collection` notification filters on; the type
  * service.json names for the subscriptions endpoint is global, keyed by a string, owner-scoped, signed,
  * and has the properties the framework fills and the delivery reads; an owner scope names a user and a
- * company property of a global type.
+ * company property of a global type, and no navigation leads into an owner-scoped type; the type of
+ * webhookSupportedResources is global, read-only and keyed by `resource`.
  */
 import { isStored, propertyNames, propertyOf, type MetadataIndex, type Report } from './metadata-index.js';
 import type { EntityFile, MetadataDocument } from './metadata-format.js';
+import { jsonPointer } from './model-error.js';
 import { chooseFrom } from './suggest-name.js';
 
 /** The property a `collection` entry's $filter names (Business Central's). */
 export const CHANGE_STAMP_PROPERTY = 'lastModifiedDateTime';
+
+/** The key of the webhookSupportedResources type: the set's name (Business Central's `resource`). */
+export const WEBHOOK_RESOURCE_KEY = 'resource';
 
 /** The properties (name → type) the framework writes and reads on the change subscription type. */
 export const CHANGE_SUBSCRIPTION_PROPERTIES: Readonly<Record<string, string>> = {
@@ -41,7 +46,7 @@ function checkSubscribable(document: MetadataDocument<EntityFile>, report: Repor
   }
 }
 
-function checkOwnerScope(document: MetadataDocument<EntityFile>, report: Report): void {
+function checkOwnerScope(index: MetadataIndex, document: MetadataDocument<EntityFile>, report: Report): void {
   const { file, doc } = document;
   if (doc.ownerScope === undefined) return;
   if (doc.scope !== 'global') {
@@ -56,6 +61,17 @@ function checkOwnerScope(document: MetadataDocument<EntityFile>, report: Report)
     if (property === undefined || property.type !== type || !isStored(property)) {
       report({ file, pointer: `/ownerScope/${member}`, message: `The owner scope's ${member} "${name}" must be a stored ${type} property of ${doc.name}.`, fix: `${chooseFrom(name, propertyNames(doc, (p) => p.type === type))}.` });
     }
+  }
+  for (const other of index.files.entities) {
+    (other.doc.navigationProperties ?? []).forEach((navigation, position) => {
+      if (navigation.target !== doc.name) return;
+      report({
+        file: other.file,
+        pointer: jsonPointer('navigationProperties', position, 'target'),
+        message: `${doc.name} has an owner scope, so no navigation may lead to it (it would read other users' rows).`,
+        fix: 'remove the navigation, or the owner scope of the target.',
+      });
+    });
   }
 }
 
@@ -85,11 +101,36 @@ function checkChangeSubscriptionType(index: MetadataIndex, report: Report): void
   }
 }
 
+/** The webhookSupportedResources type: global, read-only, keyed by a string `resource` the service fills. */
+function checkWebhookResourceType(index: MetadataIndex, report: Report): void {
+  const { file, doc } = index.files.service;
+  const name = doc.webhookResourceEntityType;
+  if (name === undefined) return;
+  const entity = index.entityByName.get(name);
+  if (entity === undefined) {
+    report({ file, pointer: '/webhookResourceEntityType', message: `No entity type "${name}" is declared.`, fix: `${chooseFrom(name, [...index.entityByName.keys()])}.` });
+    return;
+  }
+  if (doc.changeSubscriptionEntityType === undefined) {
+    report({ file, pointer: '/webhookResourceEntityType', message: 'Subscribable resources are listed for the entity-change subscriptions, but service.json names no "changeSubscriptionEntityType".', fix: 'add "changeSubscriptionEntityType", or remove "webhookResourceEntityType".' });
+  }
+  const e = entity.doc;
+  const problem = (pointer: string, message: string, fix: string): void => report({ file: entity.file, pointer, message: `${name} (service.json "webhookResourceEntityType") ${message}`, fix });
+  if (e.scope !== 'global') problem('/scope', 'must be global (webhookSupportedResources is not company-scoped).', 'set "scope" to "global".');
+  const key = propertyOf(e, e.key);
+  if (e.key !== WEBHOOK_RESOURCE_KEY || key === undefined || key.type !== 'Edm.String' || !isStored(key)) problem('/key', `must be keyed by a stored Edm.String property "${WEBHOOK_RESOURCE_KEY}" (the set's name).`, `set "key" to "${WEBHOOK_RESOURCE_KEY}".`);
+  const others = e.properties.filter((p) => p.name !== WEBHOOK_RESOURCE_KEY && isStored(p) && p.nullable === false && p.default === undefined && p.autoModified !== true);
+  if (others.length > 0) problem('/properties', `has required properties the service cannot fill (${others.map((p) => p.name).join(', ')}).`, 'make them nullable, give them a default, or remove them.');
+  const c = e.capabilities;
+  if (c?.insertable !== false || c.updatable !== false || c.deletable !== false) problem('/capabilities', 'is filled by the service from the model, so clients may only read it.', 'set "capabilities": {"insertable": false, "updatable": false, "deletable": false}.');
+}
+
 /** Runs the subscription checks of the whole model. */
 export function checkSubscriptions(index: MetadataIndex, report: Report): void {
   for (const document of index.files.entities) {
     checkSubscribable(document, report);
-    checkOwnerScope(document, report);
+    checkOwnerScope(index, document, report);
   }
   checkChangeSubscriptionType(index, report);
+  checkWebhookResourceType(index, report);
 }

@@ -24,6 +24,8 @@ export interface ServiceFile {
   readonly eventSubscriptionEntityType?: string;
   /** The global type of entity-change subscriptions (its set is the subscriptions endpoint). */
   readonly changeSubscriptionEntityType?: string;
+  /** The read-only type whose rows are the subscribable sets (its set is webhookSupportedResources). */
+  readonly webhookResourceEntityType?: string;
   readonly webhooks?: Partial<ChangeWebhookSettings>;
 }
 

@@ -342,6 +342,8 @@ export interface EdmModel {
   readonly eventTypes?: EventEntityTypes;
   /** The type of entity-change subscriptions (service.json `changeSubscriptionEntityType`), if any. */
   readonly changeSubscriptionType?: EntityType;
+  /** The read-only type listing the subscribable sets (service.json `webhookResourceEntityType`), if any. */
+  readonly webhookResourceType?: EntityType;
 }
 
 /** Columns the framework adds to tables; never part of the model, never accepted from a payload. */

@@ -100,11 +100,11 @@ function compose(framework: EntityHooks, rules: EntityHooks | undefined): Entity
       },
     }),
     ...(first.validateWrite === undefined && rule.validateWrite === undefined ? {} : {
-      // The rule's result is returned so that run-hooks still refuses a validateWrite that returns a promise.
-      validateWrite(ctx) {
-        first.validateWrite?.(ctx);
-        if (ctx.op === 'update' && first.validateWrite !== undefined && !validatesUpdate(rule, ctx.changed)) return undefined;
-        return rule.validateWrite?.(ctx);
+      // The framework's checks may read (the subscription limits): awaited before the rule's run.
+      async validateWrite(ctx) {
+        await first.validateWrite?.(ctx);
+        if (ctx.op === 'update' && first.validateWrite !== undefined && !validatesUpdate(rule, ctx.changed)) return;
+        await rule.validateWrite?.(ctx);
       },
     }),
     // The framework's checks run on every update; only a rule module alone narrows them to its fields.

@@ -123,7 +123,8 @@ function entityOperations(type: EntityType, form: UrlForm, id: string, by: strin
     });
   }
   if (type.capabilities.deletable) {
-    ops['delete'] = operation(type, form, `delete${id}`, `Delete ${article(type.name)} ${type.name}${by}`, { parameters: [parameterRef('ifMatchOptional'), parameterRef('ifNoneMatchWrite')], responses: { '204': { description: 'Deleted' } } });
+    const ifMatch = parameterRef(type.capabilities.deleteRequiresIfMatch ? 'ifMatch' : 'ifMatchOptional');
+    ops['delete'] = operation(type, form, `delete${id}`, `Delete ${article(type.name)} ${type.name}${by}`, { parameters: [ifMatch, parameterRef('ifNoneMatchWrite')], responses: { '204': { description: 'Deleted' } } });
   }
   return ops;
 }

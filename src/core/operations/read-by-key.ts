@@ -93,9 +93,9 @@ export function readByKey(svc: ServiceContext, req: ODataRequest, principal: Pri
   });
 }
 
-/** Types whose rows the route restricts (restrictCompanies, restrictRowScope in handle.ts). */
+/** Types whose rows the route restricts (restrictCompanies, restrictRowScope, restrictOwnerScope in handle.ts). */
 function restricted(svc: ServiceContext, type: EntityType): boolean {
-  return type === svc.model.company || type.rowScope !== undefined;
+  return type === svc.model.company || type.rowScope !== undefined || type.ownerScope !== undefined;
 }
 
 /** The plan of a key read in its request context, as readEntity makes it; null when it is not a JSON text read. */

@@ -165,16 +165,21 @@ export async function update(ctx: OperationContext, replace = false): Promise<OD
   return entityResponse(200, type, result.row, context, { format, links: ctx.links });
 }
 
-/** DELETE of one entity (and, through foreign keys and hooks, what depends on it); If-Match checked when sent. */
+/**
+ * DELETE of one entity (and, through foreign keys and hooks, what depends on it); If-Match checked when
+ * sent, or required (428 before any hook runs) where the type's capabilities say `deleteRequiresIfMatch`.
+ */
 export async function remove(ctx: OperationContext): Promise<ODataResponse> {
   const { svc } = ctx;
   const type = lastType(ctx);
   if (!type.capabilities.deletable) throw notAllowed(type, 'DELETE', type.capabilities.updatable ? ['GET', 'PATCH', 'PUT'] : ['GET']);
+  const ifMatchRequired = type.capabilities.deleteRequiresIfMatch;
+  if (ifMatchRequired) requireIfMatch(ctx.preconditions);
   await beforeWrite(ctx, type, 'delete', new Map());
   const identity = writeIdentity(ctx);
   await ctx.writes.run(svc, identity, async (session) => {
     const target = await loadTarget(svc, session.tx, ctx.path.steps, identity.companyId);
-    checkPreconditions(ctx.preconditions, rowEtag(target.row), false);
+    checkPreconditions(ctx.preconditions, rowEtag(target.row), ifMatchRequired);
     await session.delete(type, target.row);
   });
   return noContent();

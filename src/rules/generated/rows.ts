@@ -260,9 +260,9 @@ export interface ExternalEventSubscriptionRow extends Row {
   readonly appId: string;
   readonly eventName: string;
   readonly eventVersion: string;
-  /** An http(s) URL that receives the notifications as POST requests. */
+  /** An http(s) URL that receives the notifications as POST requests. A PATCH may change it (with If-Match); every PATCH runs the validation handshake again. */
   readonly notificationUrl: string;
-  /** Sent back in every notification. */
+  /** Sent back in every notification; a PATCH may change it. */
   readonly clientState: string | null;
   readonly subscriptionType: EventSubscriptionType;
   readonly subscriptionState: EventSubscriptionState;
@@ -283,6 +283,25 @@ export interface NumberSeriesRow extends Row {
   readonly lastModifiedDateTime: string;
 }
 
+/** A row of subscriptions (entity type subscription) in stored form. */
+export interface SubscriptionRow extends Row {
+  /** The subscription's identifier: 32 hexadecimal digits. */
+  readonly subscriptionId: string;
+  /** An http(s) URL that receives the notifications as POST requests. */
+  readonly notificationUrl: string;
+  /** The collection whose changes are sent, such as companies(<id>)/engChangeNotices (relative to the service root, absolute, or as /api/v2.0/companies(<id>)/...). It cannot change after the create. */
+  readonly resource: string;
+  /** Sent back in every notification. */
+  readonly clientState: string | null;
+  /** The user who created the subscription; notifications tell only of rows this user may read. */
+  readonly userId: string;
+  /** The company of the resource. */
+  readonly companyId: string;
+  /** When the subscription ends unless renewed with a PATCH. */
+  readonly expirationDateTime: string;
+  readonly lastModifiedDateTime: string;
+}
+
 /** A row of userSetups (entity type userSetup) in stored form. */
 export interface UserSetupRow extends Row {
   /** System identifier of the record. */
@@ -291,6 +310,12 @@ export interface UserSetupRow extends Row {
   readonly email: string | null;
   readonly contactNo: string | null;
   readonly lastModifiedDateTime: string;
+}
+
+/** A row of webhookSupportedResources (entity type webhookSupportedResource) in stored form. */
+export interface WebhookSupportedResourceRow extends Row {
+  /** The entity set's name, as a subscription's resource names it after companies(<id>)/. */
+  readonly resource: string;
 }
 
 /** A row of workCenterGroups (entity type workCenterGroup) in stored form. */
@@ -317,6 +342,8 @@ export const ENTITY_TYPES = {
   externalBusinessEventDefinition: 'externalBusinessEventDefinition',
   externalEventSubscription: 'externalEventSubscription',
   numberSeries: 'numberSeries',
+  subscription: 'subscription',
   userSetup: 'userSetup',
+  webhookSupportedResource: 'webhookSupportedResource',
   workCenterGroup: 'workCenterGroup',
 } as const;

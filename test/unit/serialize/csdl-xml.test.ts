@@ -3,7 +3,8 @@ import path from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import { validateXML } from 'xmllint-wasm';
 import { toCsdlXml } from '../../../src/serialize/csdl-xml.js';
-import { loadTestModel, REPO_ROOT } from '../../fixtures/model.js';
+import { loadTestModel, REPO_ROOT, SHIPPED_METADATA } from '../../fixtures/model.js';
+import { loadModel } from '../../../src/edm/load-model.js';
 
 /** The OASIS CSDL XML schemas, vendored in conformance/oasis/ (edmx.xsd imports edm.xsd beside it). */
 const OASIS = path.join(REPO_ROOT, 'conformance', 'oasis');
@@ -30,6 +31,15 @@ const named = (elements: Element[string], name: string): Element => {
   if (!found) throw new Error(`no element named ${name}`);
   return found;
 };
+
+test('the shipped model (metadata/: subscriptions, webhookSupportedResources) is valid against the OASIS edmx.xsd too', async () => {
+  const xml = toCsdlXml(loadModel(SHIPPED_METADATA));
+  expect(xml).toContain('<EntitySet Name="subscriptions" EntityType="Microsoft.NAV.subscription"');
+  expect(xml).toContain('<EntitySet Name="webhookSupportedResources" EntityType="Microsoft.NAV.webhookSupportedResource"');
+  const { valid, output } = await validate(xml, 'shipped-metadata.xml');
+  expect(output).toContain('validates');
+  expect(valid).toBe(true);
+});
 
 describe('CSDL XML of the repository model', () => {
   const xml = toCsdlXml(loadTestModel());
