@@ -40,7 +40,7 @@ import { parseSubscriptionResource } from './subscription-resource.js';
 const COLLECT_BATCH = 2000;
 /** Windows closed per transaction. */
 const CLOSE_BATCH = 100;
-/** How often expired subscriptions are deleted, ms (conventions §12: within a minute of expirationDateTime). */
+/** How often expired subscriptions are deleted, ms (conventions §12: within a minute of expirationDateTime); a tenth of the lifetime when shorter. */
 const EXPIRY_SWEEP_MS = 15_000;
 /** Windows on one notificationUrl due within this of a due one close with it (at most a quarter of the window), ms. */
 const CLOSE_TOGETHER_MS = 5_000;
@@ -122,15 +122,19 @@ export class ChangeStore implements DeliveryQueue {
     return this.model.service.webhooks;
   }
 
+  private get sweepMs(): number {
+    return Math.min(EXPIRY_SWEEP_MS, this.settings.subscriptionLifetimeMs / 10);
+  }
+
   async prepare(now: Date): Promise<number> {
-    if (now.getTime() - this.lastExpirySweep >= EXPIRY_SWEEP_MS) {
+    if (now.getTime() - this.lastExpirySweep >= this.sweepMs) {
       this.lastExpirySweep = now.getTime();
       await this.deleteExpired(now);
     }
     if ((await this.collect(COLLECT_BATCH)) === COLLECT_BATCH) return 0;
     const { closed, nextDue } = await this.closeDue(now.getTime());
     if (closed === CLOSE_BATCH) return 0;
-    const untilExpirySweep = this.lastExpirySweep + EXPIRY_SWEEP_MS - now.getTime();
+    const untilExpirySweep = this.lastExpirySweep + this.sweepMs - now.getTime();
     return Math.max(0, Math.min(untilExpirySweep, nextDue === undefined ? Number.POSITIVE_INFINITY : nextDue - now.getTime()));
   }
 

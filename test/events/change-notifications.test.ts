@@ -14,6 +14,12 @@ import { startTestService, type TestService } from '../helpers/test-service.js';
 import { startReceiver, verifySignature, type Received, type Receiver } from '../helpers/webhook-receiver.js';
 import { waitUntil } from './event-helpers.js';
 import { listDeliveries } from '../../src/events/delivery-log.js';
+import { readDataFile } from '../../src/data/data-file.js';
+import { ImportRefusedError, importRows, inOuterTransaction } from '../../src/data/import-rows.js';
+import type { EntityType } from '../../src/edm/model.js';
+import { dataFiles, HEADER, principal } from '../unit/data/import-files.js';
+
+const { csv } = dataFiles('change-import-');
 
 const WINDOW_MS = 300;
 const THRESHOLD = 5;
@@ -38,16 +44,6 @@ const rules: EntityHooks[] = [
     });
   }),
   ...(FIXTURE_RULES.some((m) => m.entityType === 'engChangeNotice') ? [] : [rollback]),
-  // TEMP until the framework hooks land
-  defineHooks({
-    entityType: 'subscription',
-    async beforeWrite(ctx) {
-      if (ctx.op !== 'create') return;
-      ctx.changes['subscriptionId'] = (await import('node:crypto')).randomBytes(16).toString('hex');
-      ctx.changes['companyId'] = /companies\(([^)]+)\)/.exec(String(ctx.changes['resource']))?.[1] ?? null;
-      ctx.changes['expirationDateTime'] = new Date(Date.now() + 3 * 86400_000).toISOString();
-    },
-  }),
 ];
 
 let t: TestService;
@@ -265,6 +261,32 @@ test('the createEngChangeOrder action is captured as a created ECO', async () =>
     expect(r.status).toBeLessThan(300);
     await expectPosts('/action', 1);
     expect(entries('/action').map((e) => e.changeType)).toEqual(['created']);
+  } finally {
+    await unsubscribe(sub);
+  }
+});
+
+test('ecn-odata import is captured: its rows are entries, and an atomic import that is refused sends nothing', async () => {
+  const sub = await subscribe('engChangeNotices', '/import');
+  try {
+    const ecnType = t.service.model.entityTypeBySet.get('engChangeNotices') as EntityType;
+    const file = csv('ok.csv', [HEADER, 'New,COST,IMP-1,Item,,1', 'New,COST,IMP-2,Item,,2']);
+    const atomic = (f: string): Promise<unknown> => inOuterTransaction(t.service.context, () => importRows(t.service.context, ecnType, readDataFile(f, ecnType), { mode: 'atomic', principal, companyId: cronus, batchSize: 1 }));
+    // As the command runs it: in a process of its own, without delivery (whose transactions would join the import's outer one).
+    const workers = [t.service.delivery, t.service.changeDelivery];
+    for (const w of workers) w?.stop();
+    for (const w of workers) await w?.idle();
+    try {
+      await atomic(file);
+      const refused = csv('refused.csv', [HEADER, 'New,COST,IMP-3,Item,,3', 'New,COST,IMP-4,Item,Planned,4']);
+      await expect(atomic(refused)).rejects.toThrow(ImportRefusedError);
+    } finally {
+      for (const w of workers) w?.start();
+    }
+    await expectPosts('/import', 1);
+    const imported = await t.query(`SELECT "id" FROM "engChangeNotices" WHERE "drawingNumber" LIKE 'IMP-%' ORDER BY "drawingNumber"`);
+    expect(imported.map((r) => String(r['id']))).toHaveLength(2);
+    expect(entries('/import').map((e) => [e.resource, e.changeType])).toEqual(imported.map((r) => [ecnUrl(cronus, String(r['id'])), 'created']));
   } finally {
     await unsubscribe(sub);
   }
