@@ -18,7 +18,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.drop());
 
-const COST = { correlated: false, scans: [], table: 'engChangeNotices', rows: 1, expansions: [], costClass: 'test' };
+const COST = { correlated: false, walks: [], scans: [], table: 'engChangeNotices', rows: 1, expansions: [], costClass: 'test' };
 
 /** A read of one statement that gives one row. */
 function read(sql: string, params: unknown[] = []): ReadRequest {
