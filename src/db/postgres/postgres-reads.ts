@@ -15,6 +15,8 @@ import type { ReadRequest } from '../engine.js';
 import type { ReadOutcome } from '../read-steps.js';
 import { runStep, type ReadStep, type StepConnection, type StepResult, type StepRow } from '../read-steps.js';
 import type { PostgresDatabase, PostgresSession } from './postgres-database.js';
+import { fullWork } from '../../query/read-cost.js';
+import { PostgresTableSizes } from './postgres-table-sizes.js';
 
 /** Where statements run: the pool, or one connection (a transaction). */
 type Runner = Pick<PostgresSession, 'get' | 'all' | 'rows'>;
@@ -95,6 +97,8 @@ async function withSavepoints(on: PostgresSession, reads: readonly ReadRequest[]
 
 /** The reads of a PostgreSQL engine. */
 export class PostgresReads implements ReadRunner {
+  private readonly sizes: PostgresTableSizes;
+
   /**
    * @param db the pool
    * @param current the session of the command's outer transaction, if one is open (Engine.outerTransaction)
@@ -104,7 +108,16 @@ export class PostgresReads implements ReadRunner {
     private readonly current: () => PostgresSession | undefined,
     /** Bounds the heavy reads (lambdas over collections) that hold connections at once (db/heavy-read-gate.ts). */
     private readonly heavy?: HeavyReadGate,
-  ) {}
+  ) {
+    this.sizes = new PostgresTableSizes(db);
+  }
+
+  async fullWork(reads: readonly ReadRequest[]): Promise<number> {
+    const rowsOf = await this.sizes.rowsOf();
+    let work = 0;
+    for (const r of reads) work += fullWork(r.cost, rowsOf);
+    return work;
+  }
 
   run(read: ReadRequest): Promise<StepResult[]> {
     const tx = this.current();
