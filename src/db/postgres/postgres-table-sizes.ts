@@ -21,12 +21,26 @@ export class PostgresTableSizes {
 
   /** A function giving a table's rows, from sizes read at most SIZE_TTL_MS ago. */
   async rowsOf(): Promise<(table: string) => number> {
-    if (Date.now() - this.at >= SIZE_TTL_MS) {
-      this.loading ??= this.load().finally(() => (this.loading = undefined));
-      await this.loading;
-    }
-    const sizes = this.sizes;
+    if (Date.now() - this.at >= SIZE_TTL_MS) await this.refresh();
+    return this.lookup(this.sizes);
+  }
+
+  /**
+   * A function giving a table's rows as last read, without waiting (every table 0 before the first
+   * read); sizes older than SIZE_TTL_MS are read again in the background.
+   */
+  known(): (table: string) => number {
+    if (Date.now() - this.at >= SIZE_TTL_MS && this.loading === undefined) this.refresh().catch(() => undefined);
+    return this.lookup(this.sizes);
+  }
+
+  private lookup(sizes: ReadonlyMap<string, number>): (table: string) => number {
     return (table) => sizes.get(objectName(table)) ?? 0;
+  }
+
+  private refresh(): Promise<void> {
+    this.loading ??= this.load().finally(() => (this.loading = undefined));
+    return this.loading;
   }
 
   private async load(): Promise<void> {
