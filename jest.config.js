@@ -10,10 +10,12 @@
  * - `npm run test:postgres` (jest.postgres.config.js): the suites that need a PostgreSQL server
  *   (POSTGRES_SUITES, project "postgres-only"), and the HTTP, rule, event, multi-instance and browser
  *   suites again on PostgreSQL (project "postgres": test services open a fresh database on the server
- *   its global setup starts, test/helpers/test-service.ts). Only this tier starts the embedded server.
+ *   its global setup starts, test/helpers/test-service.ts).
  * - `npm run test:load` (jest.load.config.js): LOAD_SUITES on SQLite, one at a time: load, latency
  *   under it, and `serve` processes killed, restarted or run side by side, for tens of seconds each;
- *   and `npm test` on a copy of the project with the README's entity and rule examples applied.
+ *   and `npm test` on a copy of the project with the README's entity and rule examples applied; then
+ *   LOAD_POSTGRES_SUITES again on PostgreSQL (project "load-postgres"), on the embedded server its
+ *   global setup starts as the PostgreSQL tier's does. The first tier starts no server.
  * - `npm run test:conformance` (jest.conformance.config.js): test/conformance, which reads the OASIS
  *   corpus in ../shared/conformance.
  *
@@ -85,6 +87,12 @@ export const LOAD_SUITES = existing([
   'test/unit/cli/readme-postgres.test.ts',
   'test/project/readme-examples.test.ts',
 ]);
+
+/**
+ * Load-tier suites that also run on PostgreSQL (project "load-postgres" of jest.load.config.js, on the
+ * run's server): the worst requests beside normal traffic must not hold it up on either engine.
+ */
+export const LOAD_POSTGRES_SUITES = existing(['test/http/hostile-load.test.ts']);
 
 /** testMatch globs of exactly these files. */
 export const only = (files) => files.map((f) => `<rootDir>/${f}`);

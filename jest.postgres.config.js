@@ -20,6 +20,7 @@ export default {
       roots: ['<rootDir>/test'],
       testMatch: ['<rootDir>/test/http/**/*.test.ts', '<rootDir>/test/rules/**/*.test.ts', '<rootDir>/test/events/**/*.test.ts', '<rootDir>/test/multi-instance/**/*.test.ts', '<rootDir>/test/browser/**/*.test.ts'],
       // These start `serve` processes on SQLite files or test SQLite's read threads: on this project they would only run again as they are.
+      // hostile-load runs on PostgreSQL in the load tier (jest.load.config.js "load-postgres"), alone, as its latencies need.
       testPathIgnorePatterns: ['/node_modules/', '/test/http/(hostile-load|read-lanes)\\.test\\.ts$', '/test/events/(crash-recovery|serve-flags)\\.test\\.ts$'],
       setupFiles: ['<rootDir>/test/postgres/on-postgres.cjs'],
     },

@@ -1,5 +1,5 @@
 /**
- * Jest global setup of the tiers that need no PostgreSQL server (jest.config.js, jest.load.config.js):
+ * Jest global setup of the tier that needs no PostgreSQL server (jest.config.js):
  * only the run's temporary directory (test/run-temp-dir.mjs). test/postgres/global-setup.mjs is the one
  * of `npm run test:postgres`, which also starts the server.
  */

@@ -22,6 +22,7 @@ import { ChangeSetTransaction } from './change-set.js';
 import { bodyReferences, resolveBodyReferences } from './body-references.js';
 import { partTarget, type BatchBase } from './part-url.js';
 import { ReadRun } from './read-run.js';
+import { batchWorkError } from './batch-work.js';
 import { batchReadIntent } from '../core/read-intent.js';
 import type { ReadRunner as EngineReads } from '../db/engine.js';
 import type { PartHandler } from '../core/service-context.js';
@@ -56,6 +57,8 @@ export class BatchRun {
   private seq = 0;
   /** Bytes the batch's answer may still take (limits.maxResponseBytes): the parts' bodies are held together. */
   private left: number;
+  /** The work the batch's reads that ran were charged (limits.maxBatchWork, batch-work.ts). */
+  private spent = 0;
   /** Where the batch's GETs read (run sets it from the batch's intent). */
   private reads: EngineReads;
 
@@ -119,6 +122,7 @@ export class BatchRun {
       await Promise.race([run.handedOver(i), response]);
       responses.push(response);
     }
+    await this.charge(run);
     await run.flush();
     const answered = await Promise.all(responses);
     for (const [i, part] of parts.entries()) {
@@ -126,6 +130,28 @@ export class BatchRun {
       this.finish({ kind: 'request', result: { part, response } }, [{ part, response }]);
       if (this.stopped) return;
     }
+  }
+
+  /**
+   * Charges the batch's budget the work of a run's reads before they run. Past it, a batch of which
+   * nothing has run yet is refused whole (the error is the batch's 400); otherwise the run's GETs
+   * answer that 400 each, and the batch goes on or stops as after any failed request.
+   */
+  private async charge(run: ReadRun): Promise<void> {
+    let work: number;
+    try {
+      work = await run.fullWork();
+    } catch (e) {
+      run.abort(e);
+      throw e;
+    }
+    const refused = batchWorkError(this.spent, work, this.svc.model.service.maxBatchWork);
+    if (refused === undefined) {
+      this.spent += work;
+      return;
+    }
+    run.abort(refused);
+    if (this.results.length === 0) throw refused;
   }
 
   /** A change set: every part prepared in order, then all of their transaction bodies in one transaction. */

@@ -46,6 +46,17 @@ export class ReadRun {
     return new Promise((resolve) => this.notify.set(index, resolve));
   }
 
+  /** The work of the reads handed over, evaluated in full (the batch's budget is charged it before they run). */
+  fullWork(): number | Promise<number> {
+    return this.reads.fullWork(this.waiting.map((w) => w.read));
+  }
+
+  /** Fails the reads handed over with `error` instead of running them; each GET answers it. */
+  abort(error: unknown): void {
+    this.flushed = true;
+    for (const w of this.waiting.splice(0)) w.reject(error);
+  }
+
   /** Runs the reads handed over, together; each GET then goes on with its results. */
   async flush(): Promise<void> {
     this.flushed = true;

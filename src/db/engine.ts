@@ -81,6 +81,8 @@ export interface ReadRunner {
   run(read: ReadRequest): StepResult[] | Promise<StepResult[]>;
   /** Several reads in one snapshot (a batch's GETs that follow one another); each read's failure is its own outcome. */
   runTogether(reads: readonly ReadRequest[]): ReadOutcome[] | Promise<ReadOutcome[]>;
+  /** The work of the reads evaluated in full, added up (query/read-cost.ts fullWork), priced with the tables' current sizes. */
+  fullWork(reads: readonly ReadRequest[]): number | Promise<number>;
 }
 
 /** A database engine (see the file comment). */

@@ -1,7 +1,8 @@
 /**
  * Heavy reads on an engine whose reads each hold a pooled connection (PostgreSQL): a lambda over a
- * collection (work that grows with the related rows, ReadCost.correlated) takes one of `capacity`
- * places, so the rest of the pool stays free for the cheap reads that must never wait behind it.
+ * collection (work that grows with the related rows, ReadCost.correlated), or a read expected past
+ * limits.maxInlineRows (postgres-reads.ts isHeavy), takes one of `capacity` places, so the rest of the
+ * pool stays free for the cheap reads that must never wait behind it.
  * Waiting reads are taken owner by owner (owner-turns.ts); an owner may have `perOwner` waiting (more is
  * a 429), and a read still waiting at its deadline answers the deadline's 503.
  */

@@ -20,6 +20,11 @@ export interface ServiceLimits {
   readonly maxNestedEntities: number;
   /** Most entities one `$batch` change set writes, its requests and the entities nested in their bodies; more is a 400. */
   readonly maxChangeSetEntities: number;
+  /**
+   * The work the reads of one `$batch` may do together, evaluated in full, in the cost model's row units
+   * (query/read-cost.ts fullWork); more is a 400 before they run.
+   */
+  readonly maxBatchWork: number;
   /** Maximum $expand depth. */
   readonly maxExpandDepth: number;
   /** Maximum $top (top level and inside $expand). */
@@ -74,6 +79,7 @@ export const DEFAULT_LIMITS: ServiceLimits = Object.freeze({
   maxBatchParts: 100,
   maxNestedEntities: 100,
   maxChangeSetEntities: 300,
+  maxBatchWork: 100_000_000,
   maxExpandDepth: 3,
   maxTop: 1_000_000,
   maxUrlLength: 32768,

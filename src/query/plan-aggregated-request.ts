@@ -69,7 +69,7 @@ function cacheOf(input: ReadInput): PlanCache<CachedAggregation> {
  * related rows per row. Reads of one class share what the executor learns of their speed.
  */
 function aggregationCost(type: EntityType, aggregation: PlannedAggregation, kind: string): ReadCost {
-  return { correlated: aggregation.correlated, scans: [type.table, type.table], table: type.table, rows: 0, expansions: [], costClass: `aggregate|${kind}|${type.name}|${aggregation.kind}` };
+  return { correlated: aggregation.correlated, walks: aggregation.walks, scans: [type.table, type.table], table: type.table, rows: 0, expansions: [], costClass: `aggregate|${kind}|${type.name}|${aggregation.kind}` };
 }
 
 /**

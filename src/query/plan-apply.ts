@@ -24,6 +24,7 @@ import type { Dialect } from '../sql/dialect.js';
 import { SORT_PREFIX, strictlyAfter } from './plan-page.js';
 import { companyCondition, COUNT_ALIAS, type PathCondition } from './plan-select.js';
 import { checkLambdaDepth, checkOrderByLength, checkTop, lambdaDepth } from './option-limits.js';
+import { collectionWalks, type CollectionWalk } from './read-cost.js';
 import { QueryScope } from './query-scope.js';
 import { memberGroupSelect, memberGrouping } from './plan-member-groups.js';
 import type { TokenValue } from './skiptoken.js';
@@ -54,6 +55,8 @@ export interface PlannedAggregation {
   readonly sortCount: number;
   /** Some expression reads related rows per row (a lambda or a `$count` path): the read's work grows with them. */
   readonly correlated: boolean;
+  /** The lambdas and `$count`s over collections of its expressions, as the cost model prices them (read-cost.ts). */
+  readonly walks: readonly CollectionWalk[];
   /** The result for a company and path: rows to select from, their filter and order, the output columns. */
   build(companyId: string | undefined, conditions: readonly PathCondition[]): { readonly from: FromItem; readonly where?: SqlExpr; readonly orderBy: readonly OrderItem[]; readonly columns: readonly SelectColumn[] };
 }
@@ -78,7 +81,8 @@ export function planAggregation(input: AggregationInput): PlannedAggregation {
   const expressions = boundExpressions(bound.steps);
   for (const e of expressions) checkLambdaDepth(e, input.model.service, '$apply');
   const applyCorrelated = expressions.some((e) => lambdaDepth(e) > 0);
-  if (bound.concat) return planConcat(input, bound, applyCorrelated);
+  const applyWalks = expressions.flatMap(collectionWalks);
+  if (bound.concat) return planConcat(input, bound, applyCorrelated, applyWalks);
   const shape = bound.root.result;
   if (shape === undefined) throw new Error('planAggregation of an $apply that yields entities');
   const filter = o.filter === undefined ? undefined : bindExpression(o.filter, scopeOf(input, bound.root, '$filter'));
@@ -94,6 +98,7 @@ export function planAggregation(input: AggregationInput): PlannedAggregation {
     keys: bound.keys,
     sortCount,
     correlated: applyCorrelated || (filter !== undefined && lambdaDepth(filter) > 0),
+    walks: [...applyWalks, ...(filter === undefined ? [] : collectionWalks(filter))],
     build(companyId, conditions) {
       const aliases = new AliasGenerator();
       const flow = planSteps(input, bound.steps, { pending: [], keys: [] }, { companyId, conditions, aliases });
@@ -292,7 +297,7 @@ function branches(bound: BoundApply, before: readonly BoundStep[]): Branch[] {
  * its branch and its position in the branch's order, so the result keeps the branches' order. The
  * union's columns are the properties of all branches by name (u0, u1, ...), NULL where a branch lacks one.
  */
-function planConcat(input: AggregationInput, bound: BoundApply, correlated: boolean): PlannedAggregation {
+function planConcat(input: AggregationInput, bound: BoundApply, correlated: boolean, walks: readonly CollectionWalk[]): PlannedAggregation {
   const o = input.options;
   if (o.filter !== undefined || o.orderby !== undefined) throw new NotImplementedError('$filter and $orderby on the result of concat(...) are not supported; apply filter(...) and orderby(...) inside its branches.');
   const leaves = branches(bound, []);
@@ -305,6 +310,7 @@ function planConcat(input: AggregationInput, bound: BoundApply, correlated: bool
     keys: [],
     sortCount: 0,
     correlated,
+    walks,
     build(companyId, conditions) {
       const aliases = new AliasGenerator();
       const base: Base = { companyId, conditions, aliases };

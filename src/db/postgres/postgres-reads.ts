@@ -15,6 +15,8 @@ import type { ReadRequest } from '../engine.js';
 import type { ReadOutcome } from '../read-steps.js';
 import { runStep, type ReadStep, type StepConnection, type StepResult, type StepRow } from '../read-steps.js';
 import type { PostgresDatabase, PostgresSession } from './postgres-database.js';
+import { expectedWork, fullWork, type ReadCost } from '../../query/read-cost.js';
+import { PostgresTableSizes } from './postgres-table-sizes.js';
 
 /** Where statements run: the pool, or one connection (a transaction). */
 type Runner = Pick<PostgresSession, 'get' | 'all' | 'rows'>;
@@ -95,6 +97,8 @@ async function withSavepoints(on: PostgresSession, reads: readonly ReadRequest[]
 
 /** The reads of a PostgreSQL engine. */
 export class PostgresReads implements ReadRunner {
+  private readonly sizes: PostgresTableSizes;
+
   /**
    * @param db the pool
    * @param current the session of the command's outer transaction, if one is open (Engine.outerTransaction)
@@ -102,15 +106,41 @@ export class PostgresReads implements ReadRunner {
   constructor(
     private readonly db: PostgresDatabase,
     private readonly current: () => PostgresSession | undefined,
-    /** Bounds the heavy reads (lambdas over collections) that hold connections at once (db/heavy-read-gate.ts). */
+    /** Bounds the heavy reads that hold connections at once (db/heavy-read-gate.ts). */
     private readonly heavy?: HeavyReadGate,
-  ) {}
+    /** Expected work past which a read is heavy (limits.maxInlineRows: what SQLite would send to a read thread). */
+    private readonly maxLightWork = Infinity,
+  ) {
+    this.sizes = new PostgresTableSizes(db);
+  }
+
+  async fullWork(reads: readonly ReadRequest[]): Promise<number> {
+    const rowsOf = await this.sizes.rowsOf();
+    let work = 0;
+    for (const r of reads) work += fullWork(r.cost, rowsOf);
+    return work;
+  }
 
   run(read: ReadRequest): Promise<StepResult[]> {
     const tx = this.current();
     if (tx !== undefined) return runSteps(tx, read.steps);
-    if (this.heavy !== undefined && read.cost.correlated) return this.heavy.run(read.owner, () => this.runOne(read));
+    if (this.heavy !== undefined && this.isHeavy([read.cost])) return this.heavy.run(read.owner, () => this.runOne(read));
     return this.runOne(read);
+  }
+
+  /**
+   * true when reads (a batch's, together) are heavy: a lambda over a collection, or expected work past
+   * maxLightWork, priced with the sizes known now. Large pages and scans hold a connection, and the
+   * server's CPU, as long as lambdas do; a hundred cheap reads of a batch run on one connection one
+   * after another.
+   */
+  private isHeavy(costs: readonly ReadCost[]): boolean {
+    if (costs.some((c) => c.correlated)) return true;
+    if (this.maxLightWork === Infinity) return false;
+    const rowsOf = this.sizes.known();
+    let work = 0;
+    for (const c of costs) work += expectedWork(c, rowsOf);
+    return work > this.maxLightWork;
   }
 
   private runOne(read: ReadRequest): Promise<StepResult[]> {
@@ -129,7 +159,7 @@ export class PostgresReads implements ReadRunner {
   async runTogether(reads: readonly ReadRequest[]): Promise<ReadOutcome[]> {
     const tx = this.current();
     if (tx !== undefined) return withSavepoints(tx, reads);
-    if (this.heavy !== undefined && reads.some((r) => r.cost.correlated)) return this.heavy.run(reads[0]?.owner, () => this.together(reads));
+    if (this.heavy !== undefined && this.isHeavy(reads.map((r) => r.cost))) return this.heavy.run(reads[0]?.owner, () => this.together(reads));
     return this.together(reads);
   }
 

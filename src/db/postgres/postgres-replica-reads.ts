@@ -36,6 +36,11 @@ export class PostgresReplicaReads<R extends ReplicaReads> implements ReadRunner 
     });
   }
 
+  /** Priced on the primary: a replica holds the same rows. */
+  fullWork(reads: readonly ReadRequest[]): number | Promise<number> {
+    return this.primary.fullWork(reads);
+  }
+
   /** The reads in one snapshot of a replica; those that failed there run again together on the primary. */
   async runTogether(reads: readonly ReadRequest[]): Promise<ReadOutcome[]> {
     const replica = this.replicas.pick();

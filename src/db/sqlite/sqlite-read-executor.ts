@@ -7,7 +7,7 @@
  * a thread for a while after. The size of the answer is the measure, not the time it took: wall time on
  * a busy machine includes the time the process was not running, and sent plain pages to the threads.
  */
-import { expectedWork } from '../../query/read-cost.js';
+import { expectedWork, fullWork } from '../../query/read-cost.js';
 import type { ReadRequest } from '../engine.js';
 import { runSteps, type ReadStep, type StepResult } from '../read-steps.js';
 import type { Database } from './sqlite-database.js';
@@ -81,6 +81,12 @@ export class ReadExecutor {
         return { ok: false, error };
       }
     });
+  }
+
+  fullWork(reads: readonly ReadRequest[]): number {
+    let work = 0;
+    for (const r of reads) work += fullWork(r.cost, (t) => this.rowsOf(t));
+    return work;
   }
 
   private inline(read: ReadRequest): StepResult[] {

@@ -39,7 +39,7 @@ beforeEach(async () => {
 
 /** The ids in "x" as a read of a request sees them ("1,3"). */
 const readIds = async (): Promise<unknown> => {
-  const [result] = await engine.reads.run({ steps: [{ kind: 'row', query: q(`SELECT coalesce(string_agg("id"::text, ',' ORDER BY "id"), '') AS "ids" FROM "x"`) }], cancellable: () => [], cost: { correlated: false, scans: [], table: 'x', rows: 1, expansions: [], costClass: 'test' } });
+  const [result] = await engine.reads.run({ steps: [{ kind: 'row', query: q(`SELECT coalesce(string_agg("id"::text, ',' ORDER BY "id"), '') AS "ids" FROM "x"`) }], cancellable: () => [], cost: { correlated: false, walks: [], scans: [], table: 'x', rows: 1, expansions: [], costClass: 'test' } });
   return result?.kind === 'row' ? result.row?.['ids'] : result;
 };
 

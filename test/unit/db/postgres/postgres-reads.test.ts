@@ -18,7 +18,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.drop());
 
-const COST = { correlated: false, scans: [], table: 'engChangeNotices', rows: 1, expansions: [], costClass: 'test' };
+const COST = { correlated: false, walks: [], scans: [], table: 'engChangeNotices', rows: 1, expansions: [], costClass: 'test' };
 
 /** A read of one statement that gives one row. */
 function read(sql: string, params: unknown[] = []): ReadRequest {
@@ -158,5 +158,41 @@ describe('heavy reads (a lambda over a collection) take places of the gate; the 
     const together = reads.runTogether([sleeping(0, false, 'KLEE'), sleeping(0.1, true, 'KLEE')]);
     expect(gate.load).toEqual({ running: 1, waiting: 0 });
     expect((await together).map((o) => o.ok)).toEqual([true, true]);
+  });
+});
+
+describe('large reads take places of the gate too; a batch\'s reads are priced on the kept set counts', () => {
+  beforeAll(async () => {
+    await t.db.exec('CREATE TABLE "_setCounts" ("table" text NOT NULL, "companyId" text NOT NULL, "n" bigint NOT NULL); INSERT INTO "_setCounts" VALUES (\'big\', \'a\', 60000), (\'big\', \'b\', 40000), (\'small\', \'a\', 10)');
+  });
+
+  /** A read of `table` that holds its connection `seconds`, scanning its table (a filtered page of one entity). */
+  const scanning = (seconds: number, table: string, owner: string): ReadRequest => {
+    const steps = [{ kind: 'row', query: { sql: `SELECT pg_sleep(${seconds}) AS "slept"`, params: [] } }] as const;
+    return { steps, cancellable: () => steps, cost: { ...COST, table, scans: [table] }, owner };
+  };
+
+  test('fullWork adds up the reads\' work with every company\'s rows of their tables', async () => {
+    const reads = new PostgresReads(t.db, () => undefined);
+    expect(await reads.fullWork([scanning(0, 'big', 'A'), scanning(0, 'small', 'A')])).toBe(100_000 + 30 + 10 + 30);
+  });
+
+  test('a scan expected past the light work holds a place; a small one, and one of another user, run beside it', async () => {
+    const gate = new HeavyReadGate(1, 8, 5000);
+    const reads = new PostgresReads(t.db, () => undefined, gate, 50_000);
+    await reads.fullWork([]); // the sizes are known from here on (the gate reads them without waiting)
+    const order: string[] = [];
+    const track = (name: string, p: Promise<unknown>): Promise<unknown> => p.then(() => order.push(name));
+    const first = track('large 1', reads.run(scanning(0.4, 'big', 'KLEE')));
+    const second = track('large 2', reads.run(scanning(0.4, 'big', 'KLEE')));
+    expect(gate.load).toEqual({ running: 1, waiting: 1 });
+    await track('small', reads.run(scanning(0, 'small', 'JSMITH')));
+    expect(order).toEqual(['small']);
+    await Promise.all([first, second]);
+    expect(order).toEqual(['small', 'large 1', 'large 2']);
+    // Small reads of a batch that add up past it take one place together.
+    const together = reads.runTogether(Array.from({ length: 6 }, () => ({ ...scanning(0, 'small', 'KLEE'), cost: { ...COST, table: 'big', rows: 300 } })));
+    expect(gate.load).toEqual({ running: 1, waiting: 0 });
+    expect((await together).every((o) => o.ok)).toBe(true);
   });
 });

@@ -24,6 +24,7 @@ function runner(server: string, failing: readonly string[] = [], down = false): 
       if (down) throw new Error(`${server} is down`);
       return rs.map((r) => (failing.includes(nameOf(r)) ? { ok: false, error: new Error(`${server} failed ${nameOf(r)}`) } : { ok: true, results: row(server, r) }));
     },
+    fullWork: (rs) => (server === 'primary' ? 1000 : 1) * rs.length,
   };
 }
 
@@ -58,4 +59,8 @@ test("reads together: those that failed on the replica run again on the primary,
   expect(servers(await new PostgresReplicaReads(choice({ reads: runner('replica', [], true) }), runner('primary')).runTogether([read('a'), read('b')]))).toEqual(['primary', 'primary']);
   // The primary's own failure stays that read's outcome.
   expect(servers(await new PostgresReplicaReads(choice({ reads: runner('replica', ['b']) }), runner('primary', ['b'])).runTogether([read('a'), read('b')]))).toEqual(['replica', 'failed']);
+});
+
+test('a batch\'s reads are priced on the primary, whose sizes a replica shares', () => {
+  expect(new PostgresReplicaReads(choice({ reads: runner('replica') }), runner('primary')).fullWork([read('a'), read('b')])).toBe(2000);
 });

@@ -15,7 +15,7 @@ import { OUTPUT_WEIGHT, type ReadCost } from '../../../../src/query/read-cost.js
 const db = { get: () => ({ n: 1500 }) } as unknown as Database;
 
 /** A filtered read of one entity of that table: 1,500 rows examined and one written. */
-const cost: ReadCost = { correlated: false, scans: ['comments'], table: 'comments', rows: 1, expansions: [], costClass: 'collection|comment|f' };
+const cost: ReadCost = { correlated: false, walks: [], scans: ['comments'], table: 'comments', rows: 1, expansions: [], costClass: 'collection|comment|f' };
 const read: ReadRequest = { steps: [], cancellable: () => [], cost };
 const MAX_INLINE = 2000;
 
