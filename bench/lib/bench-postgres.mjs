@@ -4,7 +4,8 @@
 // seeded into SQLite as in the SQLite run and copied over (bench/lib/copy-to-postgres.mjs).
 // CPU per request: our single instance and CAP through the harness's --pid; the two-worker instance and
 // the PostgreSQL server (all its processes) through the peer's process-tree sampler, attributed to each
-// timed run by the peer's pg-cpu-report.js. Target (issue 17): every scenario >= 5x CAP's req/s.
+// timed run by the peer's pg-cpu-report.js. Target (issue 17): every scenario >= 5x CAP's req/s. Then
+// the noisy-neighbour scenario (noisy-neighbour.mjs) on the single instance.
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
@@ -14,6 +15,7 @@ import { seedBenchDatabase, BENCH_COMPANY } from './bench-data.mjs';
 import { copyToPostgres } from './copy-to-postgres.mjs';
 import { startBenchPostgres } from './postgres-server.mjs';
 import { freePort, memoryMiB, oursToken, startNode, startOurs, waitHttp } from './servers.mjs';
+import { formatNoisyNeighbour, noisyNeighbour } from './noisy-neighbour.mjs';
 
 const RPS_VS_CAP = 5;
 const f = (x, d = 0) => (x === undefined || x === null || Number.isNaN(x) ? '-' : x.toFixed(d));
@@ -124,19 +126,26 @@ export async function benchPostgres({ work, settings, onlyArgs, stamp, log }) {
       return 1;
     }
     await new Promise((r) => setTimeout(r, 300));
+    const only = onlyArgs[1];
+    let noisy;
+    if (only === undefined || new RegExp(only).test('noisy-neighbour')) {
+      log("noisy neighbour (one instance): ecn-by-key alone, then beside another user's nested any() reads ...");
+      noisy = await noisyNeighbour({ base: scoped(one), token, noisyToken: oursToken(oursUrl, BENCH_COMPANY.name, 'NOISY'), seconds: Number(settings.duration) });
+      noisy.peakMiB = memoryMiB(one.pid)?.hwm;
+    }
     const doc = JSON.parse(fs.readFileSync(`${prefix}.json`, 'utf8'));
     const pgCpu = {};
     for (const t of ['cap-pg', 'ours-pg', 'ours-pg-w2']) pgCpu[t] = await treeCpu(tools, pgSamples, `${prefix}-stderr.txt`, `${prefix}.json`, t);
     const w2Cpu = await treeCpu(tools, w2Samples, `${prefix}-stderr.txt`, `${prefix}.json`, 'ours-pg-w2');
-    const report = formatReport(doc, { pgCpu, w2Cpu, peak, version: server.version, settings });
+    const report = formatReport(doc, { pgCpu, w2Cpu, peak, version: server.version, settings }) + (noisy === undefined ? '' : `\n${formatNoisyNeighbour(noisy)}`);
     console.log(`\n${report}`);
     fs.appendFileSync(`${prefix}.txt`, `\n${report}\n`);
     log(`wrote ${path.relative(process.cwd(), `${prefix}.txt`)} and ${path.relative(process.cwd(), `${prefix}.json`)}`);
     const ratio = (s, target) => (s.targets[target]?.status === 'ok' && s.targets['cap-pg']?.status === 'ok' ? s.targets[target].rps / s.targets['cap-pg'].rps : undefined);
-    const only = onlyArgs[1];
-    appendHistory({ engine: 'postgres', ratios: doc.scenarios.map((s) => [s.name, ratio(s, 'ours-pg')]), peakMiB: peak['ours-pg']?.hwm ?? null, only });
+    appendHistory({ engine: 'postgres', ratios: doc.scenarios.map((s) => [s.name, ratio(s, 'ours-pg')]), peakMiB: peak['ours-pg']?.hwm ?? null, only, noisy });
     appendHistory({ engine: 'postgres --workers 2', ratios: doc.scenarios.map((s) => [s.name, ratio(s, 'ours-pg-w2')]), peakMiB: null, only });
     log(`added the run to ${path.relative(process.cwd(), HISTORY)}`);
+    if (noisy !== undefined && !noisy.met) log('the noisy-neighbour target is not met');
     return doc.scenarios.some((s) => s.targets['ours-pg']?.status !== 'ok' || s.targets['ours-pg-w2']?.status !== 'ok') ? 1 : 0;
   } finally {
     await server.stop().catch((e) => log(`stopping PostgreSQL: ${e instanceof Error ? e.message : String(e)}`));
