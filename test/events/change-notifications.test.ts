@@ -5,6 +5,8 @@
  * rolled-back writes, permissions at delivery time, retries and the deletion of a subscription on a
  * non-retryable answer, and expiry.
  */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { BusinessRuleError } from '../../src/errors/odata-error.js';
 import { defineHooks, type EntityHooks } from '../../src/hooks/types.js';
 import { FIXTURE_RULES } from '../fixtures/rules.js';
@@ -305,6 +307,37 @@ test('a subscriber hears nothing of a set its user may no longer read (the grant
   } finally {
     await t.service.context.users.grant('KLEE', cronus, ['ECN-READ']);
     await unsubscribe(sub);
+  }
+});
+
+test("a receiver written as Business Central's documentation shows works unmodified: it echoes validationToken and reads value[]", async () => {
+  // As the documentation's sample function: the token back as the (JSON) result; then each entry of value[].
+  const seen: { resource: string; changeType: string }[] = [];
+  const server = http.createServer((req, res) => {
+    const validationToken = new URL(req.url ?? '/', 'http://receiver').searchParams.get('validationToken');
+    if (validationToken !== null) {
+      res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8' }).end(JSON.stringify(validationToken));
+      return;
+    }
+    let requestBody = '';
+    req.on('data', (d: Buffer) => (requestBody += d.toString()));
+    req.on('end', () => {
+      const data = JSON.parse(requestBody) as { value: { resource: string; changeType: string }[] };
+      for (const notification of data.value) seen.push({ resource: notification.resource, changeType: notification.changeType });
+      res.writeHead(202).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  try {
+    const r = await t.call('POST', '/subscriptions', { body: { notificationUrl: `http://127.0.0.1:${port}/api/webhook`, resource: `/api/v2.0/companies(${cronus})/engChangeNotices` } });
+    expect(r.status).toBe(201);
+    const id = await newEcn('for BC sample');
+    await waitUntil(() => seen.length > 0, 10_000, 'the sample receiver to read a notification');
+    expect(seen).toEqual([{ resource: ecnUrl(cronus, id), changeType: 'created' }]);
+    await t.call('DELETE', `/subscriptions('${String(r.json.subscriptionId)}')`, { headers: { 'If-Match': '*' } });
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
   }
 });
 
