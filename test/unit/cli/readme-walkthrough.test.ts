@@ -124,29 +124,53 @@ test("the README's import and export lines run as written: the data file's reaso
   expect((JSON.parse(reasons.stdout) as { value: { description: string }[] }).value.map((v) => v.description)).toEqual(['Customer request, urgent', 'Regulatory change']);
 }, 90_000);
 
-test("the README's webhook receiver gets the task activation of the walk-through's ECO, signed, once", async () => {
+/** Starts the README's receiver on a free port in `cwd`; its printed output accumulates in `out.printed`. */
+async function readmeReceiver(): Promise<{ port: number; readPort: (s: string) => string; receiver: ReturnType<typeof spawn>; out: { printed: string } }> {
   const port = await freePort();
   const readPort = (s: string): string => s.replaceAll('9000', String(port));
   fs.writeFileSync(path.join(cwd, 'verify-webhook.mjs'), readmeBlock('Webhooks', 'js', 'export function verifyWebhook'));
   fs.writeFileSync(path.join(cwd, 'receiver.mjs'), readPort(readmeBlock('Webhooks', 'js', '// receiver.mjs')));
   const receiver = spawn(process.execPath, ['receiver.mjs'], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-  let printed = '';
-  receiver.stdout.on('data', (d: Buffer) => (printed += d.toString()));
-  receiver.stderr.on('data', (d: Buffer) => (printed += d.toString()));
+  const out = { printed: '' };
+  receiver.stdout?.on('data', (d: Buffer) => (out.printed += d.toString()));
+  receiver.stderr?.on('data', (d: Buffer) => (out.printed += d.toString()));
+  await waitFor(() => new Promise((resolve) => net.connect(port, '127.0.0.1').on('connect', function (this: net.Socket) { this.end(); resolve(true); }).on('error', () => resolve(false))), 10_000);
+  return { port, readPort, receiver, out };
+}
+
+test("the README's webhook receiver gets the task activation of the walk-through's ECO, signed, once", async () => {
+  const { readPort, receiver, out } = await readmeReceiver();
   try {
-    await waitFor(() => new Promise((resolve) => net.connect(port, '127.0.0.1').on('connect', function (this: net.Socket) { this.end(); resolve(true); }).on('error', () => resolve(false))), 10_000);
     const script = forServer(`${WALK}\n${readPort(readmeBlock('Webhooks', 'sh', 'APP='))}\necho "task $TASK_ID"`, server);
     const r = bash(script, cwd, false);
     expect([r.status, r.stderr]).toEqual([0, '']);
     const lines = r.stdout.split('\n');
-    expect(lines).toContain('Eng. Change Order Task is activated');
     expect(lines).toContain('Released');
     expect(lines).toContain('Active');
-    expect(lines).toContain(`http://127.0.0.1:${port}/eco`);
     const taskId = /^task (\S+)$/m.exec(r.stdout)?.[1];
-    await waitFor(async () => printed.includes(String(taskId)), 15_000);
-    const notifications = printed.trim().split('\n').map((l) => JSON.parse(l) as { eventName: string; clientState: string; payload: { engChangeOrderTaskId: string } });
+    await waitFor(async () => out.printed.includes(String(taskId)), 15_000);
+    const notifications = out.printed.trim().split('\n').map((l) => JSON.parse(l) as { eventName: string; clientState: string; payload: { engChangeOrderTaskId: string } });
     expect(notifications).toEqual([expect.objectContaining({ eventName: 'EngChangeOrderTaskActivated', clientState: 'my-state', payload: expect.objectContaining({ engChangeOrderTaskId: taskId }) })]);
+  } finally {
+    receiver.kill();
+  }
+}, 90_000);
+
+test("the README's change subscription on the company's ECNs: the receiver prints the walk-through ECN's update after the window", async () => {
+  const { readPort, receiver, out } = await readmeReceiver();
+  try {
+    const script = forServer(`${WALK}\n${readPort(readmeBlock('Webhooks', 'sh', 'CHG='))}\necho "ecn $ECN_ID"`, server);
+    const r = bash(script, cwd, false);
+    expect([r.status, r.stderr]).toEqual([0, '']);
+    const lines = r.stdout.split('\n');
+    expect(lines).toContain('D-2');
+    expect(lines.some((l) => /^engChange\w+$/.test(l))).toBe(true);
+    expect(lines.some((l) => /^\d{4}-\d\d-\d\dT/.test(l))).toBe(true);
+    const ecnId = /^ecn (\S+)$/m.exec(r.stdout)?.[1];
+    // The service's default window is 30 s from the first change.
+    await waitFor(async () => out.printed.includes(String(ecnId)), 45_000);
+    const [notification] = out.printed.trim().split('\n').map((l) => JSON.parse(l) as { value: { resource: string; changeType: string }[] });
+    expect(notification?.value).toEqual([expect.objectContaining({ changeType: 'updated', resource: expect.stringContaining(`/engChangeNotices(${String(ecnId)})`) })]);
   } finally {
     receiver.kill();
   }
