@@ -31,9 +31,8 @@ import { ident, sqlText, type SqlTag } from '../sql/sql-text.js';
 import { CHANGE_ATTEMPTS_TABLE, CHANGE_ENTRIES_TABLE, CHANGE_NOTIFICATIONS_TABLE, CHANGE_WINDOWS_TABLE, CHANGES_TABLE } from '../db/change-capture.js';
 import { CHANGE_STAMP_PROPERTY } from '../edm/check-subscriptions.js';
 import { mergeChange, type CapturedChange } from './change-merge.js';
-import type { AttemptRecord } from './delivery-store.js';
 import type { DeliveryQueue } from './delivery-worker.js';
-import { NotificationClaims, type Claim, type QueuedNotification } from './notification-claims.js';
+import { NotificationClaims, type AttemptRecord, type Claim, type QueuedNotification } from './notification-claims.js';
 import { parseSubscriptionResource } from './subscription-resource.js';
 
 /** Captured changes collected per transaction (a pass with more left runs again at once). */
@@ -115,7 +114,7 @@ export class ChangeStore implements DeliveryQueue {
     if (subscription === undefined) throw new Error('ChangeStore needs the change subscription type of service.json');
     this.subscription = subscription;
     this.sql = sqlText(engine.dialect);
-    this.claims = new NotificationClaims(engine, { table: CHANGE_NOTIFICATIONS_TABLE, lane: 'notificationUrl' }, owner);
+    this.claims = new NotificationClaims(engine, { table: CHANGE_NOTIFICATIONS_TABLE, lane: 'notificationUrl', attempts: CHANGE_ATTEMPTS_TABLE }, owner);
   }
 
   private get settings(): EdmModel['service']['webhooks'] {
@@ -372,32 +371,17 @@ export class ChangeStore implements DeliveryQueue {
     return now + delay <= first + this.settings.retryForMs ? delay : undefined;
   }
 
-  /**
-   * Records an attempt, moves the notification on and ends this instance's claim, in one transaction,
-   * only while the claim is still this instance's; a Failed outcome deletes the subscriptions it carried.
-   */
+  /** Records an attempt (notification-claims.ts); a Failed outcome deletes the subscriptions the notification carried, as Business Central does. */
   record(notification: QueuedNotification, attempt: AttemptRecord): Promise<boolean> {
-    const sql = this.sql;
-    return this.engine.transaction(async (tx) => {
-      const status = attempt.outcome === 'Retry' ? 'Pending' : attempt.outcome;
-      const completedAt = attempt.outcome === 'Retry' ? null : new Date(attempt.attemptedAt.getTime() + attempt.durationMs).toISOString();
-      const moved = await tx.run(
-        sql`UPDATE "_changeNotifications" SET "status" = ${status}, "attempts" = ${attempt.attempt}, "nextAttemptAt" = ${attempt.nextAttemptAt ?? notification.nextAttemptAt}, "firstAttemptAt" = COALESCE("firstAttemptAt", ${attempt.attemptedAt.getTime()}), "lastStatusCode" = ${attempt.statusCode}, "lastError" = ${attempt.error}, "completedAt" = ${completedAt}, "claimedBy" = NULL, "claimedUntil" = NULL WHERE "id" = ${notification.id} AND "status" = 'Pending' AND "claimedBy" = ${this.owner}`,
-      );
-      if (moved === 0) return false;
-      await tx.run(
-        sql`INSERT INTO "_changeAttempts" ("notificationId", "attempt", "attemptedAt", "durationMs", "statusCode", "error", "outcome") VALUES (${notification.id}, ${attempt.attempt}, ${attempt.attemptedAt.toISOString()}, ${attempt.durationMs}, ${attempt.statusCode}, ${attempt.error}, ${attempt.outcome})`,
-      );
-      if (attempt.outcome === 'Failed') {
-        const s = ident(this.subscription.table);
-        const key = ident(this.subscription.key.name);
-        for (const id of notification.subscriptionIds) {
-          await tx.run(sql`DELETE FROM ${s} WHERE ${key} = ${id}`);
-          await tx.run(sql`DELETE FROM "_changeEntries" WHERE "subscriptionId" = ${id}`);
-          await tx.run(sql`DELETE FROM "_changeWindows" WHERE "subscriptionId" = ${id}`);
-        }
+    return this.claims.record(notification, attempt, async (tx) => {
+      if (attempt.outcome !== 'Failed') return;
+      const s = ident(this.subscription.table);
+      const key = ident(this.subscription.key.name);
+      for (const id of notification.subscriptionIds) {
+        await tx.run(this.sql`DELETE FROM ${s} WHERE ${key} = ${id}`);
+        await tx.run(this.sql`DELETE FROM "_changeEntries" WHERE "subscriptionId" = ${id}`);
+        await tx.run(this.sql`DELETE FROM "_changeWindows" WHERE "subscriptionId" = ${id}`);
       }
-      return true;
     });
   }
 }

@@ -16,21 +16,10 @@ import { ident, sqlText, type SqlTag } from '../sql/sql-text.js';
 import { ATTEMPTS_TABLE, NOTIFICATIONS_TABLE, OUTBOX_TABLE, type AttemptOutcome } from '../db/framework-tables.js';
 import { notificationBody } from './notification.js';
 import type { DeliveryQueue } from './delivery-worker.js';
-import { NotificationClaims, type Claim, type QueuedNotification } from './notification-claims.js';
+import { NotificationClaims, type AttemptRecord, type Claim, type QueuedNotification } from './notification-claims.js';
 
-export type { Claim, QueuedNotification } from './notification-claims.js';
+export type { AttemptRecord, Claim, QueuedNotification } from './notification-claims.js';
 
-/** One finished attempt. */
-export interface AttemptRecord {
-  readonly attempt: number;
-  readonly attemptedAt: Date;
-  readonly durationMs: number;
-  readonly statusCode: number | null;
-  readonly error: string | null;
-  readonly outcome: AttemptOutcome;
-  /** When the next attempt may run (Retry only), ms since the epoch. */
-  readonly nextAttemptAt?: number;
-}
 
 interface OutboxRow {
   readonly id: number;
@@ -74,7 +63,7 @@ export class DeliveryStore implements DeliveryQueue {
     if (types === undefined) throw new Error('DeliveryStore needs the event entity types of service.json');
     this.subscription = types.subscription;
     this.sql = sqlText(engine.dialect);
-    this.claims = new NotificationClaims(engine, { table: NOTIFICATIONS_TABLE, lane: 'subscriptionId' }, owner);
+    this.claims = new NotificationClaims(engine, { table: NOTIFICATIONS_TABLE, lane: 'subscriptionId', attempts: ATTEMPTS_TABLE }, owner);
   }
 
   private async companyName(db: Statements, id: string, names: Map<string, string>): Promise<string> {
@@ -189,25 +178,8 @@ export class DeliveryStore implements DeliveryQueue {
     return secret === null ? 'The subscription has no signing secret.' : [secret];
   }
 
-  /**
-   * Records an attempt and moves the notification on (Sent, Failed, or Pending until `nextAttemptAt`)
-   * and ends this instance's claim, in one transaction; only while the claim is still this instance's
-   * (false: its lease ran out and another instance took the notification over, which records its own).
-   */
   record(notification: QueuedNotification, attempt: AttemptRecord): Promise<boolean> {
-    const sql = this.sql;
-    return this.engine.transaction(async (tx) => {
-      const status = attempt.outcome === 'Retry' ? 'Pending' : attempt.outcome;
-      const completedAt = attempt.outcome === 'Retry' ? null : new Date(attempt.attemptedAt.getTime() + attempt.durationMs).toISOString();
-      const moved = await tx.run(
-        sql`UPDATE "_notifications" SET "status" = ${status}, "attempts" = ${attempt.attempt}, "nextAttemptAt" = ${attempt.nextAttemptAt ?? notification.nextAttemptAt}, "lastStatusCode" = ${attempt.statusCode}, "lastError" = ${attempt.error}, "completedAt" = ${completedAt}, "claimedBy" = NULL, "claimedUntil" = NULL WHERE "id" = ${notification.id} AND "status" = 'Pending' AND "claimedBy" = ${this.owner}`,
-      );
-      if (moved === 0) return false;
-      await tx.run(
-        sql`INSERT INTO "_deliveryAttempts" ("notificationId", "attempt", "attemptedAt", "durationMs", "statusCode", "error", "outcome") VALUES (${notification.id}, ${attempt.attempt}, ${attempt.attemptedAt.toISOString()}, ${attempt.durationMs}, ${attempt.statusCode}, ${attempt.error}, ${attempt.outcome})`,
-      );
-      return true;
-    });
+    return this.claims.record(notification, attempt);
   }
 
   /** Marks the pending notifications of deleted subscriptions Failed; returns how many. */

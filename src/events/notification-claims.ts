@@ -6,7 +6,8 @@
  * ends the claim. A killed instance's claims run out and another instance takes them over (at least
  * once, never lost); only the head of a lane is ever claimed, so each lane keeps its order.
  */
-import type { Engine } from '../db/engine.js';
+import type { Engine, Transaction } from '../db/engine.js';
+import type { AttemptOutcome } from '../db/framework-tables.js';
 import { ident, sqlText, type SqlTag } from '../sql/sql-text.js';
 
 /** A notification at the head of its lane. */
@@ -28,10 +29,23 @@ export interface QueuedNotification {
 /** What claiming a lane's head gave: the notification to send, or when to look again (due later, or claimed by another instance). */
 export type Claim = { readonly kind: 'claimed'; readonly notification: QueuedNotification } | { readonly kind: 'later'; readonly at: number };
 
-/** The table of a queue and the column that names a notification's lane. */
+/** The table of a queue, the column that names a notification's lane, and the table of its attempts. */
 export interface QueueTable {
   readonly table: string;
   readonly lane: 'subscriptionId' | 'notificationUrl';
+  readonly attempts: string;
+}
+
+/** One finished attempt. */
+export interface AttemptRecord {
+  readonly attempt: number;
+  readonly attemptedAt: Date;
+  readonly durationMs: number;
+  readonly statusCode: number | null;
+  readonly error: string | null;
+  readonly outcome: AttemptOutcome;
+  /** When the next attempt may run (Retry only), ms since the epoch. */
+  readonly nextAttemptAt?: number;
 }
 
 /** Claims of one instance on one queue table. */
@@ -87,6 +101,30 @@ export class NotificationClaims {
   /** Ends this instance's claims on notifications still pending (a clean stop: other instances need not wait for the leases). */
   releaseClaims(): Promise<number> {
     return Promise.resolve(this.engine.db.run(this.sql`UPDATE ${ident(this.queue.table)} SET "claimedBy" = NULL, "claimedUntil" = NULL WHERE "claimedBy" = ${this.owner} AND "status" = 'Pending'`));
+  }
+
+  /**
+   * Records an attempt and moves the notification on (Sent, Failed, or Pending until `nextAttemptAt`)
+   * and ends this instance's claim, in one transaction with `then` (what else the outcome changes);
+   * only while the claim is still this instance's (false: its lease ran out and another instance took
+   * the notification over, which records its own).
+   */
+  record(notification: QueuedNotification, attempt: AttemptRecord, then?: (tx: Transaction) => Promise<void>): Promise<boolean> {
+    const sql = this.sql;
+    const t = ident(this.queue.table);
+    return this.engine.transaction(async (tx) => {
+      const status = attempt.outcome === 'Retry' ? 'Pending' : attempt.outcome;
+      const completedAt = attempt.outcome === 'Retry' ? null : new Date(attempt.attemptedAt.getTime() + attempt.durationMs).toISOString();
+      const moved = await tx.run(
+        sql`UPDATE ${t} SET "status" = ${status}, "attempts" = ${attempt.attempt}, "nextAttemptAt" = ${attempt.nextAttemptAt ?? notification.nextAttemptAt}, "firstAttemptAt" = COALESCE("firstAttemptAt", ${attempt.attemptedAt.getTime()}), "lastStatusCode" = ${attempt.statusCode}, "lastError" = ${attempt.error}, "completedAt" = ${completedAt}, "claimedBy" = NULL, "claimedUntil" = NULL WHERE "id" = ${notification.id} AND "status" = 'Pending' AND "claimedBy" = ${this.owner}`,
+      );
+      if (moved === 0) return false;
+      await tx.run(
+        sql`INSERT INTO ${ident(this.queue.attempts)} ("notificationId", "attempt", "attemptedAt", "durationMs", "statusCode", "error", "outcome") VALUES (${notification.id}, ${attempt.attempt}, ${attempt.attemptedAt.toISOString()}, ${attempt.durationMs}, ${attempt.statusCode}, ${attempt.error}, ${attempt.outcome})`,
+      );
+      await then?.(tx);
+      return true;
+    });
   }
 
   /** A notification row as the queue hands it out (PostgreSQL returns BIGINT ids as text, json columns parsed). */

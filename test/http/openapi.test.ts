@@ -60,8 +60,10 @@ test('every entity set is there in each URL form it has, with key, $count, navig
     const prefixes = type.scope === 'global' ? [''] : [`/companies({companyId})`, ''];
     for (const prefix of prefixes) {
       const set = `${prefix}/${type.entitySet}`;
-      expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining([set, `${set}/$count`, `${set}({${type.key.name}})`]));
-      const entity = `${set}({${type.key.name}})`;
+      // A string key is quoted in the URL: subscriptions('{subscriptionId}').
+      const key = type.key.type.kind === 'primitive' && type.key.type.name === 'Edm.String' ? `'{${type.key.name}}'` : `{${type.key.name}}`;
+      const entity = `${set}(${key})`;
+      expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining([set, `${set}/$count`, entity]));
       for (const nav of type.navigations.filter((n) => n.exposed)) expect(doc.paths).toHaveProperty([`${entity}/${nav.name}`, 'get']);
       for (const action of type.actions) expect(doc.paths).toHaveProperty([`${entity}/${action.qualifiedName}`, 'post']);
       for (const media of type.properties.filter((p) => p.storage.kind === 'media')) expect(Object.keys(doc.paths[`${entity}/${media.name}`] ?? {})).toEqual(expect.arrayContaining(['get', 'put']));

@@ -20,6 +20,7 @@ import {
 import type { EdmModel } from '../../edm/model.js';
 import type { Database } from './sqlite-database.js';
 import { sqliteDialect } from './sqlite-dialect.js';
+import { attemptsTableSql } from './sqlite-framework-tables.js';
 
 const q = (name: string): string => sqliteDialect.quoteIdentifier(name);
 
@@ -58,17 +59,7 @@ export function changeTablesSql(): string[] {
       `) STRICT`,
     `CREATE INDEX IF NOT EXISTS ${q(`${CHANGE_NOTIFICATIONS_TABLE}_ix_url_status_id`)} ON ${q(CHANGE_NOTIFICATIONS_TABLE)}("notificationUrl", "status", "id")`,
     `CREATE INDEX IF NOT EXISTS ${q(`${CHANGE_NOTIFICATIONS_TABLE}_ix_status_id`)} ON ${q(CHANGE_NOTIFICATIONS_TABLE)}("status", "id")`,
-    `CREATE TABLE IF NOT EXISTS ${q(CHANGE_ATTEMPTS_TABLE)} (\n` +
-      `  "id" INTEGER PRIMARY KEY AUTOINCREMENT,\n` +
-      `  "notificationId" INTEGER NOT NULL REFERENCES ${q(CHANGE_NOTIFICATIONS_TABLE)}("id") ON DELETE CASCADE,\n` +
-      `  "attempt" INTEGER NOT NULL,\n` +
-      `  "attemptedAt" TEXT NOT NULL,\n` +
-      `  "durationMs" INTEGER NOT NULL,\n` +
-      `  "statusCode" INTEGER,\n` +
-      `  "error" TEXT,\n` +
-      `  "outcome" TEXT NOT NULL CHECK ("outcome" IN ('Sent', 'Retry', 'Failed'))\n` +
-      `) STRICT`,
-    `CREATE INDEX IF NOT EXISTS ${q(`${CHANGE_ATTEMPTS_TABLE}_ix_notification_attempt`)} ON ${q(CHANGE_ATTEMPTS_TABLE)}("notificationId", "attempt")`,
+    ...attemptsTableSql(CHANGE_ATTEMPTS_TABLE, CHANGE_NOTIFICATIONS_TABLE),
   ];
 }
 

@@ -14,11 +14,29 @@ import { ATTEMPTS_TABLE, NOTIFICATIONS_TABLE, OUTBOX_TABLE, USER_REQUESTS_TABLE 
 
 const q = (name: string): string => sqliteDialect.quoteIdentifier(name);
 
-/** The columns of a notification's claim (see the file comment). */
-const CLAIM_COLUMNS = [
+/** Columns added to `_notifications` after its first version: a notification's claim (see the file comment), its first attempt. */
+const ADDED_COLUMNS = [
   { name: 'claimedBy', type: 'TEXT' },
   { name: 'claimedUntil', type: 'INTEGER' },
+  { name: 'firstAttemptAt', type: 'INTEGER' },
 ] as const;
+
+/** The statements that create a table of delivery attempts of the notifications in `notifications` when missing. */
+export function attemptsTableSql(attempts: string, notifications: string): string[] {
+  return [
+    `CREATE TABLE IF NOT EXISTS ${q(attempts)} (\n` +
+      `  "id" INTEGER PRIMARY KEY AUTOINCREMENT,\n` +
+      `  "notificationId" INTEGER NOT NULL REFERENCES ${q(notifications)}("id") ON DELETE CASCADE,\n` +
+      `  "attempt" INTEGER NOT NULL,\n` +
+      `  "attemptedAt" TEXT NOT NULL,\n` +
+      `  "durationMs" INTEGER NOT NULL,\n` +
+      `  "statusCode" INTEGER,\n` +
+      `  "error" TEXT,\n` +
+      `  "outcome" TEXT NOT NULL CHECK ("outcome" IN ('Sent', 'Retry', 'Failed'))\n` +
+      `) STRICT`,
+    `CREATE INDEX IF NOT EXISTS ${q(`${attempts}_ix_notification_attempt`)} ON ${q(attempts)}("notificationId", "attempt")`,
+  ];
+}
 
 /** Creates the instances' fair-use reports table when missing (db/framework-tables.ts USER_REQUESTS_TABLE). */
 export function createUserRequestsTable(db: Database): void {
@@ -54,7 +72,6 @@ export function createOutboxTable(db: Database): void {
 /** Creates the delivery tables when missing (start-up, and the deliveries command). */
 export function createDeliveryTables(db: Database): void {
   const n = q(NOTIFICATIONS_TABLE);
-  const a = q(ATTEMPTS_TABLE);
   db.exec(
     `CREATE TABLE IF NOT EXISTS ${n} (\n` +
       `  "id" INTEGER PRIMARY KEY AUTOINCREMENT,\n` +
@@ -74,29 +91,18 @@ export function createDeliveryTables(db: Database): void {
       `  "createdAt" TEXT NOT NULL,\n` +
       `  "completedAt" TEXT,\n` +
       `  "claimedBy" TEXT,\n` +
-      `  "claimedUntil" INTEGER\n` +
+      `  "claimedUntil" INTEGER,\n` +
+      `  "firstAttemptAt" INTEGER\n` +
       `) STRICT`,
   );
-  // Databases of versions before claims: the columns are added (nullable: no claim).
+  // Databases of earlier versions: the columns are added (nullable: no claim, no attempt known).
   const have = new Set((db.raw.prepare(`SELECT name FROM pragma_table_info(?)`).all(NOTIFICATIONS_TABLE) as { name: string }[]).map((c) => c.name));
-  for (const column of CLAIM_COLUMNS) if (!have.has(column.name)) db.exec(`ALTER TABLE ${n} ADD COLUMN ${q(column.name)} ${column.type}`);
+  for (const column of ADDED_COLUMNS) if (!have.has(column.name)) db.exec(`ALTER TABLE ${n} ADD COLUMN ${q(column.name)} ${column.type}`);
   // One notification per event and subscriber, whatever happens to the fan-out transaction.
   db.exec(`CREATE UNIQUE INDEX IF NOT EXISTS ${q(`${NOTIFICATIONS_TABLE}_u_outbox_subscription`)} ON ${n}("outboxId", "subscriptionId")`);
   db.exec(`CREATE INDEX IF NOT EXISTS ${q(`${NOTIFICATIONS_TABLE}_ix_subscription_status_id`)} ON ${n}("subscriptionId", "status", "id")`);
   db.exec(`CREATE INDEX IF NOT EXISTS ${q(`${NOTIFICATIONS_TABLE}_ix_status_id`)} ON ${n}("status", "id")`);
-  db.exec(
-    `CREATE TABLE IF NOT EXISTS ${a} (\n` +
-      `  "id" INTEGER PRIMARY KEY AUTOINCREMENT,\n` +
-      `  "notificationId" INTEGER NOT NULL REFERENCES ${n}("id") ON DELETE CASCADE,\n` +
-      `  "attempt" INTEGER NOT NULL,\n` +
-      `  "attemptedAt" TEXT NOT NULL,\n` +
-      `  "durationMs" INTEGER NOT NULL,\n` +
-      `  "statusCode" INTEGER,\n` +
-      `  "error" TEXT,\n` +
-      `  "outcome" TEXT NOT NULL CHECK ("outcome" IN ('Sent', 'Retry', 'Failed'))\n` +
-      `) STRICT`,
-  );
-  db.exec(`CREATE INDEX IF NOT EXISTS ${q(`${ATTEMPTS_TABLE}_ix_notification_attempt`)} ON ${a}("notificationId", "attempt")`);
+  for (const sql of attemptsTableSql(ATTEMPTS_TABLE, NOTIFICATIONS_TABLE)) db.exec(sql);
 }
 
 /** Creates the auth tables if missing; `companyTable` is the model's company table. */

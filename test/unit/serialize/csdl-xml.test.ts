@@ -121,7 +121,7 @@ describe('CSDL XML of the repository model', () => {
     const tasks = named(container['EntitySet'], 'engChangeOrderTasks');
     expect(list(tasks['NavigationPropertyBinding'])).toContainEqual({ '@_Path': 'engChangeOrder', '@_Target': 'engChangeOrders' });
     expect(list(tasks['NavigationPropertyBinding']).map((b) => b['@_Path'])).not.toContain('predecessors');
-    expect(list(container['EntitySet'])).toHaveLength(14);
+    expect(list(container['EntitySet'])).toHaveLength(15);
   });
 
   test('declares Aggregation.ApplySupported on every entity set (its transformations; no rollup)', () => {
