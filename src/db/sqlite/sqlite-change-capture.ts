@@ -84,10 +84,17 @@ export function captureTriggersSql(set: CapturedSet): string[] {
   ];
 }
 
-/** Creates the change tables and (re)creates the capture triggers of the model's subscribable sets; drops stale ones. */
+/**
+ * Creates the change tables and the capture triggers of the model's subscribable sets, leaving the ones
+ * already as wanted alone (a start that changes nothing writes no schema); drops stale ones.
+ */
 export function maintainSqliteChangeCapture(db: Database, model: EdmModel): void {
   for (const sql of changeTablesSql()) db.exec(sql);
-  const existing = db.raw.prepare(`SELECT name FROM sqlite_master WHERE type = 'trigger' AND substr(name, 1, ?) = ?`).all(CAPTURE_TRIGGER_PREFIX.length, CAPTURE_TRIGGER_PREFIX) as { name: string }[];
-  for (const { name } of existing) db.exec(`DROP TRIGGER IF EXISTS ${q(name)}`);
-  for (const set of capturedSets(model)) for (const sql of captureTriggersSql(set)) db.exec(sql);
+  const existing = new Map(
+    (db.raw.prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND substr(name, 1, ?) = ?`).all(CAPTURE_TRIGGER_PREFIX.length, CAPTURE_TRIGGER_PREFIX) as { name: string; sql: string }[]).map((r) => [r.name, r.sql]),
+  );
+  const wanted = new Map<string, string>();
+  for (const set of capturedSets(model)) for (const sql of captureTriggersSql(set)) wanted.set(/^CREATE TRIGGER "([^"]+)"/.exec(sql)?.[1] ?? sql, sql);
+  for (const [name, sql] of existing) if (wanted.get(name) !== sql) db.exec(`DROP TRIGGER IF EXISTS ${q(name)}`);
+  for (const [name, sql] of wanted) if (existing.get(name) !== sql) db.exec(sql);
 }
