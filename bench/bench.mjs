@@ -26,7 +26,7 @@ import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { prepareWorkFolder, RESULTS, WORK } from './lib/work-folder.mjs';
 import { seedBenchDatabase, BENCH_COMPANY } from './lib/bench-data.mjs';
-import { freePort, killAllNow, memoryMiB, oursNodeFlags, oursToken, startNode, startOurs, stopAll, waitHttp } from './lib/servers.mjs';
+import { freePort, killAllNow, memoryMiB, oursNodeFlags, oursToken, startNode, startOurs, stop, stopAll, waitHttp } from './lib/servers.mjs';
 import { checkTargets, formatChecks } from './lib/targets.mjs';
 import { appendHistory, HISTORY } from './lib/history.mjs';
 import { formatNoisyNeighbour, noisyNeighbour } from './lib/noisy-neighbour.mjs';
@@ -93,7 +93,7 @@ async function main() {
 
   const profDir = path.join(WORK, 'profiles');
   const profiling = process.env.BENCH_CPU_PROF === '1';
-  const ours = await startOurs(oursDb, path.join(WORK, `ours-server-${STAMP}.log`), { nodeFlags: profiling ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [], args: ['--webhooks-allow-private'] });
+  const ours = await startOurs(oursDb, path.join(WORK, `ours-server-${STAMP}.log`), { nodeFlags: profiling ? ['--cpu-prof', `--cpu-prof-dir=${profDir}`] : [] });
   const capPort = await freePort();
   const cap = startNode('cap', ['server-start.js', '--port', String(capPort)], { cwd: work.cap, logFile: path.join(WORK, `cap-server-${STAMP}.log`) });
   const rawPort = await freePort();
@@ -138,9 +138,12 @@ async function main() {
   }
   let subscription;
   if (token !== undefined && (args.only === undefined || WRITE_SCENARIOS.some((n) => new RegExp(args.only).test(n)))) {
-    const harness = (extra) =>
-      runNode(work.runMjs, ['--target', `ours=${oursBase}`, ...headerArgs, '--duration', DURATION, '--rounds', ROUNDS, '--warmup', WARMUP, '--connections', CONNECTIONS, ...scenarioArgs, ...extra], { cwd: work.harness });
-    subscription = await subscriptionCost({ harness, root: ours.root, companyId: BENCH_COMPANY.id, token, results: RESULTS, stamp: STAMP, log });
+    const harness = (extra) => runNode(work.runMjs, ['--duration', DURATION, '--rounds', ROUNDS, '--warmup', WARMUP, '--connections', CONNECTIONS, ...scenarioArgs, ...extra], { cwd: work.harness });
+    subscription = await subscriptionCost({
+      harness, dbFile: oursDb, companyId: BENCH_COMPANY.id, token, results: RESULTS, stamp: STAMP, log,
+      startServer: (db, name) => startOurs(db, path.join(WORK, `${name}-server-${STAMP}.log`), { name, args: ['--webhooks-allow-private'] }),
+      stopServer: stop,
+    });
   }
   const doc = JSON.parse(fs.readFileSync(jsonOut, 'utf8'));
   const checks = checkTargets(doc, peak);
