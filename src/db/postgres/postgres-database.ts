@@ -43,6 +43,14 @@ export function driverConnect(pool: pg.Pool): Promise<pg.PoolClient> {
 /** Isolation of a transaction (PostgreSQL's default is READ COMMITTED). */
 export type Isolation = 'READ COMMITTED' | 'REPEATABLE READ' | 'SERIALIZABLE';
 
+/** How a transaction runs (PostgresDatabase.transaction). */
+export interface TransactionOptions {
+  readonly isolation?: Isolation;
+  readonly readOnly?: boolean;
+  /** Its statements' time limit, ms (statement_timeout for this transaction only). */
+  readonly timeoutMs?: number;
+}
+
 /** Statements on one connection (inside a transaction, or a session the caller holds). */
 export class PostgresSession implements Statements {
   /**
@@ -90,6 +98,8 @@ export class PostgresSession implements Statements {
 export interface PostgresPoolOptions {
   /** Connections at most, the write batches' one among them (default 10). */
   readonly max?: number;
+  /** Connections of the pool of reads (default `max` - 1; fewer when read threads have the others). */
+  readonly readConnections?: number;
   /** Ends any statement that runs longer (PostgreSQL's statement_timeout, SQLSTATE 57014); 0 for none. */
   readonly statementTimeoutMs?: number;
   /** Shown in pg_stat_activity. */
@@ -147,11 +157,15 @@ export class PostgresDatabase implements Statements {
     }
   }
 
-  /** Runs `body` in one transaction on one connection: COMMIT when it resolves, ROLLBACK when it throws. */
-  async transaction<T>(body: (tx: PostgresSession) => Promise<T>, options: { readonly isolation?: Isolation; readonly readOnly?: boolean } = {}): Promise<T> {
+  /**
+   * Runs `body` in one transaction on one connection: COMMIT when it resolves, ROLLBACK when it throws.
+   * `timeoutMs` is its statements' time limit instead of the connection's, set in BEGIN's message.
+   */
+  async transaction<T>(body: (tx: PostgresSession) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
     return this.session(async (s) => {
       const mode = `${options.isolation === undefined ? '' : ` ISOLATION LEVEL ${options.isolation}`}${options.readOnly === true ? ' READ ONLY' : ''}`;
-      await s.exec(`BEGIN${mode}`);
+      const limit = options.timeoutMs === undefined ? '' : `; SET LOCAL statement_timeout = ${Math.max(1, Math.ceil(options.timeoutMs))}`;
+      await s.exec(`BEGIN${mode}${limit}`);
       try {
         const result = await body(s);
         await s.exec('COMMIT');
@@ -223,7 +237,7 @@ export function openPostgres(url: string, options: PostgresPoolOptions = {}): Po
     ...fromUrl,
     options: startup === undefined || startup.trim() === '' ? GENERIC_PLANS : `${GENERIC_PLANS} ${startup}`,
     // One of the connections is the write batches' (below).
-    max: Math.max(1, (options.max ?? 10) - 1),
+    max: options.readConnections ?? Math.max(1, (options.max ?? 10) - 1),
     types: postgresTypes,
     // A server that does not answer a connect (a host that drops packets) fails the request about its
     // deadline instead of after the kernel's minutes; a wait that long for a busy pool's connection fails
