@@ -73,6 +73,11 @@ export interface ReadThreadOptions {
   readonly timeoutMs: number;
   /** How long a thread may overrun a deadline before it is replaced, ms. */
   readonly graceMs?: number;
+  /**
+   * false: the deadline ends a job only while it waits; once running, the thread bounds it (PostgreSQL:
+   * each statement's statement_timeout, as on the event loop). Default true: the whole job (SQLite).
+   */
+  readonly runningDeadline?: boolean;
   /** The error a driver's error from a thread stands for on this thread (default: a plain Error). */
   readonly driverError?: (e: Extract<WorkerError, { kind: 'driver' }>) => Error;
 }
@@ -252,8 +257,9 @@ export class ReadThreadPool {
   /** The deadline passed: answer now; the thread's own check ends the statement, the watchdog ends a stuck thread. */
   private expire(job: Job): void {
     if (job.settled) return;
-    this.settle(job, undefined, this.timeout());
     const slot = this.slots.find((s) => s.jobs.has(job));
+    if (slot !== undefined && this.options.runningDeadline === false) return;
+    this.settle(job, undefined, this.timeout());
     if (slot === undefined) {
       const i = this.queue.indexOf(job);
       if (i >= 0) this.queue.splice(i, 1); // it never ran

@@ -43,14 +43,6 @@ export function driverConnect(pool: pg.Pool): Promise<pg.PoolClient> {
 /** Isolation of a transaction (PostgreSQL's default is READ COMMITTED). */
 export type Isolation = 'READ COMMITTED' | 'REPEATABLE READ' | 'SERIALIZABLE';
 
-/** How a transaction runs (PostgresDatabase.transaction). */
-export interface TransactionOptions {
-  readonly isolation?: Isolation;
-  readonly readOnly?: boolean;
-  /** Its statements' time limit, ms (statement_timeout for this transaction only). */
-  readonly timeoutMs?: number;
-}
-
 /** Statements on one connection (inside a transaction, or a session the caller holds). */
 export class PostgresSession implements Statements {
   /**
@@ -157,15 +149,11 @@ export class PostgresDatabase implements Statements {
     }
   }
 
-  /**
-   * Runs `body` in one transaction on one connection: COMMIT when it resolves, ROLLBACK when it throws.
-   * `timeoutMs` is its statements' time limit instead of the connection's, set in BEGIN's message.
-   */
-  async transaction<T>(body: (tx: PostgresSession) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+  /** Runs `body` in one transaction on one connection: COMMIT when it resolves, ROLLBACK when it throws. */
+  async transaction<T>(body: (tx: PostgresSession) => Promise<T>, options: { readonly isolation?: Isolation; readonly readOnly?: boolean } = {}): Promise<T> {
     return this.session(async (s) => {
       const mode = `${options.isolation === undefined ? '' : ` ISOLATION LEVEL ${options.isolation}`}${options.readOnly === true ? ' READ ONLY' : ''}`;
-      const limit = options.timeoutMs === undefined ? '' : `; SET LOCAL statement_timeout = ${Math.max(1, Math.ceil(options.timeoutMs))}`;
-      await s.exec(`BEGIN${mode}${limit}`);
+      await s.exec(`BEGIN${mode}`);
       try {
         const result = await body(s);
         await s.exec('COMMIT');

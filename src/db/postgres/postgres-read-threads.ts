@@ -56,6 +56,9 @@ export function postgresReadThreads(urls: readonly string[], share: ReadConnecti
       maxQueued: limits.maxQueuedReads,
       maxQueuedPerOwner: limits.userQueuedReads,
       timeoutMs: limits.requestTimeoutMs,
+      // A job waits at most the request time for its turn, then each statement may take it, as a heavy
+      // read on the event loop's pool did: a batch's thirty lambdas are not held to one deadline.
+      runningDeadline: false,
       driverError,
     },
     log,

@@ -1,16 +1,16 @@
 /**
  * A PostgreSQL read thread (postgres-read-threads.ts, db/read-thread-pool.ts): pools of its own to the
  * primary and each replica, on which it runs the reads of its jobs as the event loop would
- * (postgres-reads.ts readOn, readTogetherOn), a few at once, each in a transaction whose statements may
- * take only the time left before the job's deadline. It parses the rows and joins the page here, and
- * sends a large page as bytes in a transferred buffer, so the event loop's thread only writes it out.
+ * (postgres-reads.ts readOn, readTogetherOn), a few at once, each statement bounded by the connections'
+ * statement_timeout. It parses the rows and joins the page here, and sends a large page as bytes in a
+ * transferred buffer, so the event loop's thread only writes it out.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { openPostgres, type PostgresDatabase } from './postgres-database.js';
-import { readTogetherOn } from './postgres-reads.js';
+import { readOn, readTogetherOn } from './postgres-reads.js';
 import { sqlState } from './postgres-errors.js';
-import { readTimeoutError, type ReadOutcome } from '../read-steps.js';
-import { DeadlinePassed, transferable, workerError, type WorkerClose, type WorkerJob, type WorkerOutcome, type WorkerReply } from '../read-thread-protocol.js';
+import type { ReadOutcome, StepResult } from '../read-steps.js';
+import { transferable, workerError, type WorkerClose, type WorkerJob, type WorkerOutcome, type WorkerReply } from '../read-thread-protocol.js';
 
 /** What the pool gives a thread. */
 export interface PostgresWorkerData {
@@ -18,13 +18,22 @@ export interface PostgresWorkerData {
   readonly urls: readonly string[];
   /** Connections of each of the thread's pools (the jobs it runs at once). */
   readonly connections: number;
-  /** limits.requestTimeoutMs, for the deadline's message. */
+  /** limits.requestTimeoutMs, every statement's statement_timeout. */
   readonly timeoutMs: number;
 }
 
-/** true for an error of a read that ran out of its time: past the deadline, or cancelled by statement_timeout. */
+/** true for an error of a statement that ran out of its time (statement_timeout): the deadline's 503. */
 function timedOut(e: unknown): boolean {
-  return e instanceof DeadlinePassed || sqlState(e) === '57014';
+  return sqlState(e) === '57014';
+}
+
+/** One read's outcome (readOn), as readTogetherOn gives each. */
+async function outcomeOf(read: Promise<StepResult[]>): Promise<ReadOutcome> {
+  try {
+    return { ok: true, results: await read };
+  } catch (error) {
+    return { ok: false, error };
+  }
 }
 
 function serve(data: PostgresWorkerData): void {
@@ -43,13 +52,16 @@ function serve(data: PostgresWorkerData): void {
   };
   const outcome = (o: ReadOutcome, transfer: ArrayBuffer[]): WorkerOutcome => {
     if (o.ok) return { results: o.results.map((r) => transferable(r, transfer)) };
-    return { error: workerError(o.error instanceof DeadlinePassed ? readTimeoutError(data.timeoutMs) : o.error) };
+    return { error: workerError(o.error) };
   };
   const run = async (job: WorkerJob): Promise<void> => {
     const transfer: ArrayBuffer[] = [];
     let reply: WorkerReply;
     try {
-      const outcomes = await readTogetherOn(database(job.target), job.reads, job.deadline);
+      const db = database(job.target);
+      const [one] = job.reads;
+      // One read runs as on the event loop (one statement on its own); several see one snapshot.
+      const outcomes = job.reads.length === 1 && one !== undefined ? [await outcomeOf(readOn(db, one))] : await readTogetherOn(db, job.reads);
       reply = { id: job.id, outcomes: outcomes.map((o) => outcome(o, transfer)) };
     } catch (e) {
       transfer.length = 0;

@@ -19,7 +19,6 @@ import type { ReadRequest } from '../engine.js';
 import type { ReadOutcome } from '../read-steps.js';
 import { runStep, type ReadStep, type StepConnection, type StepResult, type StepRow } from '../read-steps.js';
 import type { ReadThreadPool } from '../read-thread-pool.js';
-import { DeadlinePassed } from '../read-thread-protocol.js';
 import type { PostgresDatabase, PostgresSession } from './postgres-database.js';
 import { expectedWork, fullWork, type ReadCost } from '../../query/read-cost.js';
 import { PostgresTableSizes } from './postgres-table-sizes.js';
@@ -101,21 +100,10 @@ async function withSavepoints(on: PostgresSession, reads: readonly ReadRequest[]
   return outcomes;
 }
 
-/** The ms left before `deadline` (epoch ms); DeadlinePassed when none are. */
-function timeLeft(deadline: number): number {
-  const left = deadline - Date.now();
-  if (left <= 0) throw new DeadlinePassed();
-  return left;
-}
-
-/**
- * One read on `db`'s pool: one statement on any connection, several in one REPEATABLE READ READ ONLY
- * transaction. With a `deadline` (a read thread's job, which may have waited its turn), in a transaction
- * whose statements may take only the time left.
- */
-export function readOn(db: PostgresDatabase, steps: readonly ReadStep[], deadline?: number): Promise<StepResult[]> {
-  if (steps.length === 1 && deadline === undefined) return runSteps(db, steps);
-  return db.transaction((s) => runSteps(s, steps), { isolation: 'REPEATABLE READ', readOnly: true, ...(deadline === undefined ? {} : { timeoutMs: timeLeft(deadline) }) });
+/** One read on `db`'s pool: one statement on any connection, several in one REPEATABLE READ READ ONLY transaction. */
+export function readOn(db: PostgresDatabase, steps: readonly ReadStep[]): Promise<StepResult[]> {
+  if (steps.length === 1) return runSteps(db, steps);
+  return db.transaction((s) => runSteps(s, steps), { isolation: 'REPEATABLE READ', readOnly: true });
 }
 
 /**
@@ -124,18 +112,16 @@ export function readOn(db: PostgresDatabase, steps: readonly ReadStep[], deadlin
  * failed statement ends the transaction). After a failed read, which keeps its error, the reads that
  * follow it run in a new transaction, so they see a later snapshot than those before it; nothing runs
  * twice (a read that failed because the server is overloaded, or past the time limit, is not followed
- * by the same work again). With a `deadline`, as readOn.
+ * by the same work again).
  */
-export async function readTogetherOn(db: PostgresDatabase, reads: readonly (readonly ReadStep[])[], deadline?: number): Promise<ReadOutcome[]> {
+export async function readTogetherOn(db: PostgresDatabase, reads: readonly (readonly ReadStep[])[]): Promise<ReadOutcome[]> {
   const outcomes: ReadOutcome[] = [];
   while (outcomes.length < reads.length) {
     try {
-      const options = { isolation: 'REPEATABLE READ', readOnly: true, ...(deadline === undefined ? {} : { timeoutMs: timeLeft(deadline) }) } as const;
-      await db.transaction((s) => untilOneFails(s, reads, outcomes), options);
+      await db.transaction((s) => untilOneFails(s, reads, outcomes), { isolation: 'REPEATABLE READ', readOnly: true });
     } catch (e) {
       if (e instanceof ReadFailed) continue;
-      // A new transaction could not begin (the server went away after a failed read, or the deadline
-      // passed): the reads that have their answer keep it, the others get this error. COMMIT failing
+      // A new transaction could not begin (the server went away after a failed read): the reads that have their answer keep it, the others get this error. COMMIT failing
       // (all answered) or the first BEGIN failing (none answered) fails them all, as a read of one
       // statement would.
       if (outcomes.length === 0 || outcomes.length === reads.length) throw e;

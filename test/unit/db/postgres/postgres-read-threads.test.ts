@@ -2,9 +2,9 @@
  * PostgreSQL's read threads (src/db/postgres/postgres-read-threads.ts, postgres-read-worker.ts) on a
  * real server: a heavy read answers in a thread what the same steps answer on the event loop (a large
  * page crossing as bytes, row objects, single rows, a batch's reads with one failing); a read past its
- * deadline is the deadline's 503 with Retry-After; a driver's error keeps its SQLSTATE, so the engine
- * maps it as on the event loop; a cheap read of another user answers while heavy reads fill the
- * threads; the threads' connections count against the instance's; closing the engine ends them. The
+ * deadline (running: its statement_timeout; waiting: the pool's) is the deadline's 503 with
+ * Retry-After; a driver's error keeps its SQLSTATE, so the engine maps it as on the event loop; a cheap
+ * read of another user answers while heavy reads fill the threads; the threads' connections count against the instance's; closing the engine ends them. The
  * threads run the compiled code (npm run test:postgres builds it first).
  */
 import pino from 'pino';
@@ -85,14 +85,17 @@ test('a driver error keeps its SQLSTATE across the thread, so the engine maps it
   expect(postgresError(error, LIMITS.requestTimeoutMs)?.status).toBe(400);
 });
 
-test('a heavy read past its deadline answers 503 with Retry-After at the deadline; the thread goes on serving', async () => {
+test('past the deadline: a running statement ends at its statement_timeout, a read still waiting its turn at the deadline; both 503 with Retry-After', async () => {
   const t0 = Date.now();
-  const error = await threads.run([sleep(3)]).catch((e: unknown) => e);
-  expect(Date.now() - t0).toBeLessThan(LIMITS.requestTimeoutMs + 400);
-  expect(error).toBeInstanceOf(ODataError);
-  expect((error as ODataError).status).toBe(503);
-  expect((error as ODataError).headers?.['Retry-After']).toBe('1');
-  // The statement was ended by its time limit (statement_timeout of the job's transaction), not the thread.
+  // Four run (the threads' connections), the fifth waits.
+  const errors = await Promise.all(Array.from({ length: 5 }, () => threads.run([sleep(3)], 'KLEE').catch((e: unknown) => e)));
+  expect(Date.now() - t0).toBeLessThan(2 * LIMITS.requestTimeoutMs + 400);
+  for (const e of errors) {
+    const mapped = e instanceof ODataError ? e : postgresError(e, LIMITS.requestTimeoutMs);
+    expect(mapped?.status).toBe(503);
+    expect(mapped?.headers?.['Retry-After']).toBe('1');
+  }
+  // The statements ended by their time limit, not the thread's end: it goes on serving.
   expect(await threads.run([row])).toEqual(await readOn(t.db, [row]));
   expect(threads.started).toBe(1);
 });
