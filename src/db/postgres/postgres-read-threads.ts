@@ -4,9 +4,9 @@
  * rows and joining their pages, which took most of the event loop's time under large reads, happens
  * beside the event loop instead of on it. The server runs the statements either way.
  *
- * The threads' connections count against `serve --db-connections` N: of its N - 1 read connections, the
- * threads have half (at most that many heavy reads run at once, as the heavy-read gate allowed) and the
- * event loop's pool the rest, so an instance opens no more connections than before. With one read
+ * The threads' connections count against `serve --db-connections` N: of its N - 1 read connections, each
+ * of the `limits.readWorkers` threads has one (at most half of them), and the event loop's pool the
+ * rest, so an instance opens no more connections than before. With one read
  * connection (`--db-connections 2`), or `limits.readWorkers` 0, there are no threads and heavy reads
  * take turns on the event loop's pool (db/heavy-read-gate.ts).
  */
@@ -30,11 +30,11 @@ export interface ReadConnections {
 /** The share of `connections` (`--db-connections`, the write connection among them; see the file comment). */
 export function readConnections(connections: number, readWorkers: number): ReadConnections {
   const reads = Math.max(1, connections - 1);
-  const heavy = Math.max(1, Math.floor(reads / 2));
-  const threads = reads >= 2 * heavy && readWorkers > 0 ? Math.min(readWorkers, heavy) : 0;
-  // Each thread runs heavy / threads jobs at once, so that the threads hold at most `heavy` connections.
-  const used = threads === 0 ? 0 : threads * Math.floor(heavy / threads);
-  return { pool: reads - used, heavy: threads === 0 ? heavy : used, threads };
+  const half = Math.max(1, Math.floor(reads / 2));
+  // As on SQLite, `readWorkers` heavy reads at once, one per thread: a heavy query takes a database core
+  // as well as a thread, and on a small server more of them at once starve the cheap ones of CPU.
+  const threads = reads >= 2 && readWorkers > 0 ? Math.min(readWorkers, half) : 0;
+  return { pool: reads - threads, heavy: threads === 0 ? half : threads, threads };
 }
 
 /** A driver's error from a thread as node-postgres's own, so postgres-errors.ts reads it as it reads one of this thread. */

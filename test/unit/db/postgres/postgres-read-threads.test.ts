@@ -52,10 +52,10 @@ function asText(r: StepResult): unknown {
   return r.kind === 'page' ? { ...r, entities: typeof r.entities === 'string' ? r.entities : Buffer.from(r.entities).toString('utf8') } : r;
 }
 
-test('the share of --db-connections: the threads have half of the read connections, the pool the rest', () => {
-  expect(readConnections(10, 1)).toEqual({ pool: 5, heavy: 4, threads: 1 });
-  expect(readConnections(10, 2)).toEqual({ pool: 5, heavy: 4, threads: 2 });
-  expect(readConnections(10, 3)).toEqual({ pool: 6, heavy: 3, threads: 3 });
+test('the share of --db-connections: a connection per read thread (at most half of the read connections), the pool the rest', () => {
+  expect(readConnections(10, 1)).toEqual({ pool: 8, heavy: 1, threads: 1 });
+  expect(readConnections(10, 2)).toEqual({ pool: 7, heavy: 2, threads: 2 });
+  expect(readConnections(10, 8)).toEqual({ pool: 5, heavy: 4, threads: 4 });
   expect(readConnections(3, 1)).toEqual({ pool: 1, heavy: 1, threads: 1 });
   // One read connection, or no read threads: heavy reads take turns on the pool (the gate).
   expect(readConnections(2, 1)).toEqual({ pool: 1, heavy: 1, threads: 0 });
@@ -102,13 +102,13 @@ test('past the deadline: a running statement ends at its statement_timeout, a re
 
 test('a cheap read of another user answers while heavy reads fill the threads', async () => {
   const reads = new PostgresReads(t.db, () => undefined, { threads: { pool: threads, target: 0 } });
-  const heavy = Array.from({ length: 6 }, () => reads.run(read([sleep(0.25)], true, 'KLEE')));
+  const heavy = Array.from({ length: 3 }, () => reads.run(read([sleep(0.25)], true, 'KLEE')));
   await new Promise((resolve) => setTimeout(resolve, 50));
-  expect(threads.load).toEqual({ running: 4, waiting: 2 });
+  expect(threads.load).toEqual({ running: 1, waiting: 2 });
   const t0 = Date.now();
   await reads.run(read([row], false, 'JSMITH'));
   expect(Date.now() - t0).toBeLessThan(200);
-  expect(threads.load.running).toBe(4);
+  expect(threads.load.running).toBe(1);
   await Promise.all(heavy);
 });
 
