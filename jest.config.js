@@ -61,6 +61,7 @@ export const POSTGRES_SUITES = existing([
   'test/unit/db/postgres/postgres-migrate-indexes.test.ts',
   'test/unit/db/postgres/postgres-outage.test.ts',
   'test/unit/db/postgres/postgres-reads.test.ts',
+  'test/unit/db/postgres/postgres-read-threads.test.ts',
   'test/unit/db/postgres/postgres-replicas.test.ts',
   'test/unit/db/postgres/postgres-set-counts.test.ts',
   'test/unit/db/postgres/postgres-stored-etags.test.ts',

@@ -27,7 +27,7 @@ export async function openEngine(location: string, limits: EngineLimits, log: Lo
       return openSqliteEngine(where.file, limits, log);
     case 'postgres': {
       const { openPostgresEngine } = await import('./postgres/postgres-engine.js');
-      return openPostgresEngine(where.url, limits, options.connections, options.readReplicas);
+      return openPostgresEngine(where.url, limits, options.connections, options.readReplicas, log);
     }
     default:
       return assertNever(where, 'database location');

@@ -90,6 +90,8 @@ export class PostgresSession implements Statements {
 export interface PostgresPoolOptions {
   /** Connections at most, the write batches' one among them (default 10). */
   readonly max?: number;
+  /** Connections of the pool of reads (default `max` - 1; fewer when read threads have the others). */
+  readonly readConnections?: number;
   /** Ends any statement that runs longer (PostgreSQL's statement_timeout, SQLSTATE 57014); 0 for none. */
   readonly statementTimeoutMs?: number;
   /** Shown in pg_stat_activity. */
@@ -223,7 +225,7 @@ export function openPostgres(url: string, options: PostgresPoolOptions = {}): Po
     ...fromUrl,
     options: startup === undefined || startup.trim() === '' ? GENERIC_PLANS : `${GENERIC_PLANS} ${startup}`,
     // One of the connections is the write batches' (below).
-    max: Math.max(1, (options.max ?? 10) - 1),
+    max: options.readConnections ?? Math.max(1, (options.max ?? 10) - 1),
     types: postgresTypes,
     // A server that does not answer a connect (a host that drops packets) fails the request about its
     // deadline instead of after the kernel's minutes; a wait that long for a busy pool's connection fails

@@ -15,7 +15,10 @@
  * only users of their process): while it is open, every transaction is a savepoint of it, and `db`
  * and the reads run on its connection.
  */
+import type { Logger } from 'pino';
+import pino from 'pino';
 import { HeavyReadGate } from '../heavy-read-gate.js';
+import type { ReadThreadPool } from '../read-thread-pool.js';
 import type { Engine, EngineLimits, ReadIntent, ReadRunner, ReplicaStatus, Statements, Transaction } from '../engine.js';
 import type { CompiledQuery } from '../../sql/compile.js';
 import type { EdmModel } from '../../edm/model.js';
@@ -29,7 +32,8 @@ import { isRetryable, postgresError } from './postgres-errors.js';
 import { migrateIn, MIGRATION_LOCK, stampStoredEtags } from './postgres-migrate.js';
 import { postgresFrameworkTablesSql } from './postgres-framework-tables.js';
 import { maintainPostgresChangeCapture } from './postgres-change-capture.js';
-import { PostgresReads } from './postgres-reads.js';
+import { PostgresReads, type HeavyReads } from './postgres-reads.js';
+import { postgresReadThreads, readConnections } from './postgres-read-threads.js';
 import { PostgresReplicaReads } from './postgres-replica-reads.js';
 import { PostgresReplicas } from './postgres-replicas.js';
 import { PostgresWriteBatches } from './postgres-write-batches.js';
@@ -85,11 +89,13 @@ export class PostgresEngine implements Engine {
     url: string,
     private readonly limits: EngineLimits,
     private readonly replicas?: PostgresReplicas,
-    heavyReads?: HeavyReadGate,
+    heavyReads: HeavyReads = {},
+    /** The read threads of the heavy reads, closed with the engine. */
+    private readonly threads?: ReadThreadPool,
   ) {
     this.location = redactUrl(url);
     this.writes = new PostgresWriteBatches(database, limits.requestTimeoutMs, { sql: ACCESS_VERSION_SQL, committed: (row) => this.accessVersionCommitted(row?.['version']) });
-    this.reads = new PostgresReads(database, () => this.held?.session, heavyReads, limits.maxInlineRows);
+    this.reads = new PostgresReads(database, () => this.held?.session, heavyReads);
     this.replicaReads = replicas === undefined ? undefined : new PostgresReplicaReads(replicas, this.reads);
     const on = (): AsyncStatements => this.held?.session ?? database;
     this.db = {
@@ -264,6 +270,7 @@ export class PostgresEngine implements Engine {
     if (this.compactTimer !== undefined) clearTimeout(this.compactTimer);
     this.compactTimer = undefined;
     await this.compacting;
+    await this.threads?.close();
     await this.replicas?.close();
     await this.database.close();
   }
@@ -305,18 +312,28 @@ async function savepoint<T>(open: OpenTransaction, body: () => Promise<T>): Prom
 }
 
 /**
- * Opens a PostgreSQL engine on a `postgres://` URL (a pool of at most `connections`, default 10), with a
- * pool as large on each of `replicaUrls` (`serve --read-replica`); the first statement connects.
+ * Opens a PostgreSQL engine on a `postgres://` URL (at most `connections` to it, default 10, read
+ * threads' included: postgres-read-threads.ts), with as many to each of `replicaUrls`
+ * (`serve --read-replica`); the first statement connects.
  */
-export function openPostgresEngine(url: string, limits: EngineLimits, connections?: number, replicaUrls: readonly string[] = []): PostgresEngine {
-  const database = openPostgres(url, { statementTimeoutMs: limits.requestTimeoutMs, ...(connections === undefined ? {} : { max: connections }) });
+export function openPostgresEngine(url: string, limits: EngineLimits, connections?: number, replicaUrls: readonly string[] = [], log: Logger = pino({ level: 'silent' })): PostgresEngine {
+  const share = readConnections(connections ?? 10, limits.readWorkers);
+  const database = openPostgres(url, { statementTimeoutMs: limits.requestTimeoutMs, readConnections: share.pool });
+  const threads = share.threads === 0 ? undefined : postgresReadThreads([url, ...replicaUrls], share, limits, log);
   const replicas =
     replicaUrls.length === 0
       ? undefined
-      : new PostgresReplicas(database, replicaUrls, { statementTimeoutMs: limits.requestTimeoutMs, maxLagMs: limits.maxReplicaLagMs, ...(connections === undefined ? {} : { connections }) });
-  // Heavy reads take at most half of the read connections (the pool keeps one for writes), so the cheap
-  // reads of others always find one.
-  const readConnections = Math.max(1, (connections ?? 10) - 1);
-  const heavyReads = new HeavyReadGate(Math.max(1, Math.floor(readConnections / 2)), limits.userQueuedReads, limits.requestTimeoutMs);
-  return new PostgresEngine(database, url, limits, replicas, heavyReads);
+      : new PostgresReplicas(database, replicaUrls, {
+          statementTimeoutMs: limits.requestTimeoutMs,
+          maxLagMs: limits.maxReplicaLagMs,
+          readConnections: share.pool,
+          heavy: (at) => (threads === undefined ? {} : { threads: { pool: threads, target: at + 1 }, maxLightWork: limits.maxInlineRows }),
+        });
+  // Heavy reads hold at most half of the read connections, in threads or on the pool (the gate), so
+  // the cheap reads of others always find one.
+  const heavyReads: HeavyReads =
+    threads === undefined
+      ? { gate: new HeavyReadGate(share.heavy, limits.userQueuedReads, limits.requestTimeoutMs), maxLightWork: limits.maxInlineRows }
+      : { threads: { pool: threads, target: 0 }, maxLightWork: limits.maxInlineRows };
+  return new PostgresEngine(database, url, limits, replicas, heavyReads, threads);
 }

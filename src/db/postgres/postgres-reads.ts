@@ -1,19 +1,24 @@
 /**
- * A request's reads on PostgreSQL (db/engine.ts ReadRunner): the server runs them on its own processes,
- * so there are no read threads; every statement is bounded by the request deadline (the connections'
- * statement_timeout, limits.requestTimeoutMs: a cancelled statement is the same 503 a SQLite read
- * thread gives, postgres-errors.ts). A read of one statement runs on any pooled connection; a read of
- * several statements runs in one REPEATABLE READ READ ONLY transaction, so they see one snapshot, and
- * so do the reads of runTogether until one of them fails (see there). Inside a command's outer
- * transaction (Engine.outerTransaction) the reads run in it. Rows are fetched
- * whole (a page statement carries its LIMIT) and then cut at the page size and budget by the same code
- * as SQLite's (read-steps.ts).
+ * A request's reads on PostgreSQL (db/engine.ts ReadRunner). The server runs the statements; every one
+ * is bounded by the request deadline (the connections' statement_timeout, limits.requestTimeoutMs: a
+ * cancelled statement is the same 503 a SQLite read thread gives, postgres-errors.ts). A read of one
+ * statement runs on any pooled connection; a read of several statements runs in one REPEATABLE READ
+ * READ ONLY transaction, so they see one snapshot, and so do the reads of runTogether until one of them
+ * fails (see there). Inside a command's outer transaction (Engine.outerTransaction) the reads run in it.
+ * Rows are fetched whole (a page statement carries its LIMIT) and then cut at the page size and budget
+ * by the same code as SQLite's (read-steps.ts).
+ *
+ * Heavy reads (isHeavy) run in read threads (postgres-read-threads.ts) with connections of their own:
+ * receiving a large answer (parsing its rows, joining its page) is this process's CPU, which on the
+ * event loop delayed every other request. Without threads (limits.readWorkers 0) they run here, at most
+ * a few at once (db/heavy-read-gate.ts). The cheap reads stay on the event loop: no thread hop.
  */
 import type { HeavyReadGate } from '../heavy-read-gate.js';
 import type { ReadRunner } from '../engine.js';
 import type { ReadRequest } from '../engine.js';
 import type { ReadOutcome } from '../read-steps.js';
 import { runStep, type ReadStep, type StepConnection, type StepResult, type StepRow } from '../read-steps.js';
+import type { ReadThreadPool } from '../read-thread-pool.js';
 import type { PostgresDatabase, PostgresSession } from './postgres-database.js';
 import { expectedWork, fullWork, type ReadCost } from '../../query/read-cost.js';
 import { PostgresTableSizes } from './postgres-table-sizes.js';
@@ -67,11 +72,11 @@ class ReadFailed extends Error {
 }
 
 /** Runs `reads` from `outcomes.length` on, adding their outcomes; throws ReadFailed after adding a failed one's. */
-async function untilOneFails(on: PostgresSession, reads: readonly ReadRequest[], outcomes: ReadOutcome[]): Promise<void> {
+async function untilOneFails(on: PostgresSession, reads: readonly (readonly ReadStep[])[], outcomes: ReadOutcome[]): Promise<void> {
   while (outcomes.length < reads.length) {
-    const read = reads[outcomes.length] as ReadRequest;
+    const steps = reads[outcomes.length] as readonly ReadStep[];
     try {
-      outcomes.push({ ok: true, results: await runSteps(on, read.steps) });
+      outcomes.push({ ok: true, results: await runSteps(on, steps) });
     } catch (error) {
       outcomes.push({ ok: false, error });
       throw new ReadFailed(error);
@@ -95,6 +100,53 @@ async function withSavepoints(on: PostgresSession, reads: readonly ReadRequest[]
   return outcomes;
 }
 
+/** One read on `db`'s pool: one statement on any connection, several in one REPEATABLE READ READ ONLY transaction. */
+export function readOn(db: PostgresDatabase, steps: readonly ReadStep[]): Promise<StepResult[]> {
+  if (steps.length === 1) return runSteps(db, steps);
+  return db.transaction((s) => runSteps(s, steps), { isolation: 'REPEATABLE READ', readOnly: true });
+}
+
+/**
+ * The reads in one REPEATABLE READ READ ONLY transaction of `db`, without a savepoint each: a savepoint
+ * costs two round trips, more than most reads' own statement, and is needed only when a read fails (a
+ * failed statement ends the transaction). After a failed read, which keeps its error, the reads that
+ * follow it run in a new transaction, so they see a later snapshot than those before it; nothing runs
+ * twice (a read that failed because the server is overloaded, or past the time limit, is not followed
+ * by the same work again).
+ */
+export async function readTogetherOn(db: PostgresDatabase, reads: readonly (readonly ReadStep[])[]): Promise<ReadOutcome[]> {
+  const outcomes: ReadOutcome[] = [];
+  while (outcomes.length < reads.length) {
+    try {
+      await db.transaction((s) => untilOneFails(s, reads, outcomes), { isolation: 'REPEATABLE READ', readOnly: true });
+    } catch (e) {
+      if (e instanceof ReadFailed) continue;
+      // A new transaction could not begin (the server went away after a failed read): the reads that have their answer keep it, the others get this error. COMMIT failing
+      // (all answered) or the first BEGIN failing (none answered) fails them all, as a read of one
+      // statement would.
+      if (outcomes.length === 0 || outcomes.length === reads.length) throw e;
+      while (outcomes.length < reads.length) outcomes.push({ ok: false, error: e });
+    }
+  }
+  return outcomes;
+}
+
+/** The read threads a runner's heavy reads go to, and which of their databases is this runner's (0 the primary, then each replica). */
+export interface ReadThreads {
+  readonly pool: ReadThreadPool;
+  readonly target: number;
+}
+
+/** Where a runner's heavy reads go (see the file comment), and what is heavy. */
+export interface HeavyReads {
+  /** Read threads (postgres-read-threads.ts); without them, the gate. */
+  readonly threads?: ReadThreads;
+  /** Bounds the heavy reads that hold connections of the pool at once (db/heavy-read-gate.ts). */
+  readonly gate?: HeavyReadGate;
+  /** Expected work past which a read is heavy (limits.maxInlineRows: what SQLite would send to a read thread). */
+  readonly maxLightWork?: number;
+}
+
 /** The reads of a PostgreSQL engine. */
 export class PostgresReads implements ReadRunner {
   private readonly sizes: PostgresTableSizes;
@@ -103,15 +155,20 @@ export class PostgresReads implements ReadRunner {
    * @param db the pool
    * @param current the session of the command's outer transaction, if one is open (Engine.outerTransaction)
    */
+  private readonly maxLightWork: number;
+
+  /**
+   * @param db the pool
+   * @param current the session of the command's outer transaction, if one is open (Engine.outerTransaction)
+   * @param heavy where heavy reads go; without it, every read runs on the pool as it comes
+   */
   constructor(
     private readonly db: PostgresDatabase,
     private readonly current: () => PostgresSession | undefined,
-    /** Bounds the heavy reads that hold connections at once (db/heavy-read-gate.ts). */
-    private readonly heavy?: HeavyReadGate,
-    /** Expected work past which a read is heavy (limits.maxInlineRows: what SQLite would send to a read thread). */
-    private readonly maxLightWork = Infinity,
+    private readonly heavy: HeavyReads = {},
   ) {
     this.sizes = new PostgresTableSizes(db);
+    this.maxLightWork = heavy.maxLightWork ?? Infinity;
   }
 
   async fullWork(reads: readonly ReadRequest[]): Promise<number> {
@@ -124,8 +181,14 @@ export class PostgresReads implements ReadRunner {
   run(read: ReadRequest): Promise<StepResult[]> {
     const tx = this.current();
     if (tx !== undefined) return runSteps(tx, read.steps);
-    if (this.heavy !== undefined && this.isHeavy([read.cost])) return this.heavy.run(read.owner, () => this.runOne(read));
-    return this.runOne(read);
+    if (!this.hasHeavyPath() || !this.isHeavy([read.cost])) return readOn(this.db, read.steps);
+    const { threads, gate } = this.heavy;
+    if (threads !== undefined) return threads.pool.run(read.steps, read.owner, threads.target);
+    return (gate as HeavyReadGate).run(read.owner, () => readOn(this.db, read.steps));
+  }
+
+  private hasHeavyPath(): boolean {
+    return this.heavy.threads !== undefined || this.heavy.gate !== undefined;
   }
 
   /**
@@ -143,40 +206,17 @@ export class PostgresReads implements ReadRunner {
     return work > this.maxLightWork;
   }
 
-  private runOne(read: ReadRequest): Promise<StepResult[]> {
-    if (read.steps.length === 1) return runSteps(this.db, read.steps);
-    return this.db.transaction((s) => runSteps(s, read.steps), { isolation: 'REPEATABLE READ', readOnly: true });
-  }
-
   /**
-   * The reads in one REPEATABLE READ READ ONLY transaction, without a savepoint each: a savepoint costs
-   * two round trips, more than most reads' own statement, and is needed only when a read fails (a
-   * failed statement ends the transaction). After a failed read, which keeps its error, the reads
-   * that follow it run in a new transaction, so they see a later snapshot than those before it;
-   * nothing runs twice (a read that failed because the server is overloaded, or past the time limit,
-   * is not followed by the same work again). Inside a command's outer transaction, a savepoint each.
+   * The reads in one snapshot (readTogetherOn); heavy together, in one job of a read thread. Inside a
+   * command's outer transaction, a savepoint each.
    */
   async runTogether(reads: readonly ReadRequest[]): Promise<ReadOutcome[]> {
     const tx = this.current();
     if (tx !== undefined) return withSavepoints(tx, reads);
-    if (this.heavy !== undefined && this.isHeavy(reads.map((r) => r.cost))) return this.heavy.run(reads[0]?.owner, () => this.together(reads));
-    return this.together(reads);
-  }
-
-  private async together(reads: readonly ReadRequest[]): Promise<ReadOutcome[]> {
-    const outcomes: ReadOutcome[] = [];
-    while (outcomes.length < reads.length) {
-      try {
-        await this.db.transaction((s) => untilOneFails(s, reads, outcomes), { isolation: 'REPEATABLE READ', readOnly: true });
-      } catch (e) {
-        if (e instanceof ReadFailed) continue;
-        // A new transaction could not begin (the server went away after a failed read): the reads
-        // that have their answer keep it, the others get this error. COMMIT failing (all answered) or
-        // the first BEGIN failing (none answered) fails them all, as a read of one statement would.
-        if (outcomes.length === 0 || outcomes.length === reads.length) throw e;
-        while (outcomes.length < reads.length) outcomes.push({ ok: false, error: e });
-      }
-    }
-    return outcomes;
+    const steps = reads.map((r) => r.steps);
+    if (!this.hasHeavyPath() || !this.isHeavy(reads.map((r) => r.cost))) return readTogetherOn(this.db, steps);
+    const { threads, gate } = this.heavy;
+    if (threads !== undefined) return threads.pool.runTogether(steps, reads[0]?.owner, threads.target);
+    return (gate as HeavyReadGate).run(reads[0]?.owner, () => readTogetherOn(this.db, steps));
   }
 }

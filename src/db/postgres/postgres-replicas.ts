@@ -11,7 +11,7 @@ import type { ReplicaStatus } from '../engine.js';
 import type { CompiledQuery } from '../../sql/compile.js';
 import { openPostgres, type PostgresDatabase } from './postgres-database.js';
 import { isUnavailable } from './postgres-errors.js';
-import { PostgresReads } from './postgres-reads.js';
+import { PostgresReads, type HeavyReads } from './postgres-reads.js';
 import { judgeReplica, pickReplica, type LagSample, type ReplicaState } from './postgres-replica-state.js';
 
 /** How often each replica's lag is read, ms: the contract asks for at least once a second. */
@@ -45,15 +45,18 @@ export class Replica {
     readonly port: number,
     readonly database: PostgresDatabase,
     readonly monitor: PostgresDatabase,
+    heavy: HeavyReads = {},
   ) {
-    this.reads = new PostgresReads(database, () => undefined);
+    this.reads = new PostgresReads(database, () => undefined, heavy);
   }
 }
 
 /** Settings of the replicas' pools. */
 export interface ReplicaOptions {
-  /** Connections of each replica's read pool (as the primary's, `--db-connections`). */
-  readonly connections?: number;
+  /** Connections of each replica's read pool (as the primary's: postgres-read-threads.ts readConnections). */
+  readonly readConnections?: number;
+  /** Where the heavy reads of the replica `at` (0 the first) go: the engine's read threads. */
+  readonly heavy?: (at: number) => HeavyReads;
   readonly statementTimeoutMs: number;
   readonly maxLagMs: number;
 }
@@ -71,12 +74,12 @@ export class PostgresReplicas {
     urls: readonly string[],
     private readonly options: ReplicaOptions,
   ) {
-    this.replicas = urls.map((url) => {
-      const database = openPostgres(url, { statementTimeoutMs: options.statementTimeoutMs, ...(options.connections === undefined ? {} : { max: options.connections }) });
+    this.replicas = urls.map((url, at) => {
+      const database = openPostgres(url, { statementTimeoutMs: options.statementTimeoutMs, ...(options.readConnections === undefined ? {} : { readConnections: options.readConnections }) });
       // One connection for the probes (the pool keeps one fewer than `max`, for writes it never makes here).
       const monitor = openPostgres(url, { statementTimeoutMs: PROBE_TIMEOUT_MS, max: 2 });
       const where = parse(url);
-      return new Replica(where.host ?? 'localhost', Number(where.port ?? 5432), database, monitor);
+      return new Replica(where.host ?? 'localhost', Number(where.port ?? 5432), database, monitor, options.heavy?.(at));
     });
     this.timer = setInterval(() => this.tick(), PROBE_EVERY_MS);
     // Background work keeps no process alive on its own.

@@ -143,7 +143,7 @@ describe('heavy reads (a lambda over a collection) take places of the gate; the 
 
   test('with one place: the second heavy read waits for the first, a cheap read of another user answers meanwhile', async () => {
     const gate = new HeavyReadGate(1, 8, 5000);
-    const reads = new PostgresReads(t.db, () => undefined, gate);
+    const reads = new PostgresReads(t.db, () => undefined, { gate });
     const order: string[] = [];
     const track = (name: string, p: Promise<unknown>): Promise<unknown> => p.then(() => order.push(name));
     const first = track('heavy 1', reads.run(sleeping(0.4, true, 'KLEE')));
@@ -179,7 +179,7 @@ describe('large reads take places of the gate too; a batch\'s reads are priced o
 
   test('a scan expected past the light work holds a place; a small one, and one of another user, run beside it', async () => {
     const gate = new HeavyReadGate(1, 8, 5000);
-    const reads = new PostgresReads(t.db, () => undefined, gate, 50_000);
+    const reads = new PostgresReads(t.db, () => undefined, { gate, maxLightWork: 50_000 });
     await reads.fullWork([]); // the sizes are known from here on (the gate reads them without waiting)
     const order: string[] = [];
     const track = (name: string, p: Promise<unknown>): Promise<unknown> => p.then(() => order.push(name));
