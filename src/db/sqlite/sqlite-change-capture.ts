@@ -32,7 +32,8 @@ const NOW_ISO = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')";
 /** The statements that create the change tables when missing. */
 export function changeTablesSql(): string[] {
   return [
-    `CREATE TABLE IF NOT EXISTS ${q(CHANGES_TABLE)} ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "companyId" TEXT NOT NULL, "entitySet" TEXT NOT NULL, ` +
+    // A plain rowid (no AUTOINCREMENT: no sqlite_sequence write per captured row); ids only order the rows present.
+    `CREATE TABLE IF NOT EXISTS ${q(CHANGES_TABLE)} ("id" INTEGER PRIMARY KEY, "companyId" TEXT NOT NULL, "entitySet" TEXT NOT NULL, ` +
       `"entityKey" TEXT NOT NULL, "changeType" TEXT NOT NULL, "changedAt" TEXT NOT NULL, "capturedAt" INTEGER NOT NULL)`,
     `CREATE TABLE IF NOT EXISTS ${q(CHANGE_WINDOWS_TABLE)} ("subscriptionId" TEXT NOT NULL PRIMARY KEY, "openedAt" INTEGER NOT NULL, "since" TEXT NOT NULL, ` +
       `"entries" INTEGER NOT NULL DEFAULT 0, "overflow" INTEGER NOT NULL DEFAULT 0) STRICT`,
