@@ -161,6 +161,19 @@ test('changes of one entity in one window merge: created+updated is created, cre
   }
 });
 
+test('a PUT (replace) is an updated entry', async () => {
+  const id = await newEcn('to replace');
+  const sub = await subscribe('engChangeNotices', '/put');
+  try {
+    const r = await t.call('PUT', `/companies(${cronus})/engChangeNotices(${id})`, { body: { drawingNumber: 'replaced', sourceType: 'Item', sourceSequence: 1 }, headers: { 'If-Match': '*' } });
+    expect(r.status).toBe(200);
+    await expectPosts('/put', 1);
+    expect(entries('/put').map((e) => [e.resource, e.changeType])).toEqual([[ecnUrl(cronus, id), 'updated']]);
+  } finally {
+    await unsubscribe(sub);
+  }
+});
+
 test('a rolled-back write sends nothing; another company and another set are not heard of', async () => {
   const id = await newEcn('kept');
   const sub = await subscribe('engChangeNotices', '/rollback');

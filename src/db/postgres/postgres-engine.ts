@@ -311,6 +311,11 @@ async function savepoint<T>(open: OpenTransaction, body: () => Promise<T>): Prom
   }
 }
 
+/** The lambda reads of one server take turns in its read threads, `readWorkers` at once (postgres-reads.ts HeavyReads.lambdas). */
+function lambdaGate(limits: EngineLimits): HeavyReadGate {
+  return new HeavyReadGate(Math.max(1, limits.readWorkers), limits.userQueuedReads, limits.requestTimeoutMs);
+}
+
 /**
  * Opens a PostgreSQL engine on a `postgres://` URL (at most `connections` to it, default 10, read
  * threads' included: postgres-read-threads.ts), with as many to each of `replicaUrls`
@@ -327,13 +332,13 @@ export function openPostgresEngine(url: string, limits: EngineLimits, connection
           statementTimeoutMs: limits.requestTimeoutMs,
           maxLagMs: limits.maxReplicaLagMs,
           readConnections: share.pool,
-          heavy: (at) => (threads === undefined ? {} : { threads: { pool: threads, target: at + 1 }, maxLightWork: limits.maxInlineRows }),
+          heavy: (at) => (threads === undefined ? {} : { threads: { pool: threads, target: at + 1 }, lambdas: lambdaGate(limits), maxLightWork: limits.maxInlineRows }),
         });
   // Heavy reads hold at most half of the read connections, in threads or on the pool (the gate), so
   // the cheap reads of others always find one.
   const heavyReads: HeavyReads =
     threads === undefined
       ? { gate: new HeavyReadGate(share.heavy, limits.userQueuedReads, limits.requestTimeoutMs), maxLightWork: limits.maxInlineRows }
-      : { threads: { pool: threads, target: 0 }, maxLightWork: limits.maxInlineRows };
+      : { threads: { pool: threads, target: 0 }, lambdas: lambdaGate(limits), maxLightWork: limits.maxInlineRows };
   return new PostgresEngine(database, url, limits, replicas, heavyReads, threads);
 }

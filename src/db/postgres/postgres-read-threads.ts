@@ -5,8 +5,8 @@
  * beside the event loop instead of on it. The server runs the statements either way.
  *
  * The threads' connections count against `serve --db-connections` N: of its N - 1 read connections, each
- * of the `limits.readWorkers` threads has one (at most half of them), and the event loop's pool the
- * rest, so an instance opens no more connections than before. With one read
+ * of the `limits.readWorkers` threads has two (at most half of them in all), and the event loop's pool
+ * the rest, so an instance opens no more connections than before. With one read
  * connection (`--db-connections 2`), or `limits.readWorkers` 0, there are no threads and heavy reads
  * take turns on the event loop's pool (db/heavy-read-gate.ts).
  */
@@ -27,14 +27,18 @@ export interface ReadConnections {
   readonly threads: number;
 }
 
+const HEAVY_PER_THREAD = 2;
+
 /** The share of `connections` (`--db-connections`, the write connection among them; see the file comment). */
 export function readConnections(connections: number, readWorkers: number): ReadConnections {
   const reads = Math.max(1, connections - 1);
   const half = Math.max(1, Math.floor(reads / 2));
-  // As on SQLite, `readWorkers` heavy reads at once, one per thread: a heavy query takes a database core
-  // as well as a thread, and on a small server more of them at once starve the cheap ones of CPU.
+  // Two heavy reads per thread at once, and the lambdas among them one per thread (postgres-reads.ts
+  // HeavyReads.lambdas): a heavy query takes a core of the server as well as the thread's time, and on a
+  // small server more of them at once starve the cheap ones of CPU.
   const threads = reads >= 2 && readWorkers > 0 ? Math.min(readWorkers, half) : 0;
-  return { pool: reads - threads, heavy: threads === 0 ? half : threads, threads };
+  const heavy = Math.min(half, threads * HEAVY_PER_THREAD);
+  return { pool: reads - heavy, heavy: threads === 0 ? half : heavy, threads };
 }
 
 /** A driver's error from a thread as node-postgres's own, so postgres-errors.ts reads it as it reads one of this thread. */

@@ -143,6 +143,12 @@ export interface HeavyReads {
   readonly threads?: ReadThreads;
   /** Bounds the heavy reads that hold connections of the pool at once (db/heavy-read-gate.ts). */
   readonly gate?: HeavyReadGate;
+  /**
+   * With threads: bounds the lambda reads among them (one at a time by default): a lambda over a
+   * collection keeps a core of the server busy for its whole deadline, and two of them on a small
+   * server starve everybody's cheap queries of CPU; scans and large pages may run beside them.
+   */
+  readonly lambdas?: HeavyReadGate;
   /** Expected work past which a read is heavy (limits.maxInlineRows: what SQLite would send to a read thread). */
   readonly maxLightWork?: number;
 }
@@ -183,8 +189,14 @@ export class PostgresReads implements ReadRunner {
     if (tx !== undefined) return runSteps(tx, read.steps);
     if (!this.hasHeavyPath() || !this.isHeavy([read.cost])) return readOn(this.db, read.steps);
     const { threads, gate } = this.heavy;
-    if (threads !== undefined) return threads.pool.run(read.steps, read.owner, threads.target);
+    if (threads !== undefined) return this.lambdasInTurn([read.cost], read.owner, () => threads.pool.run(read.steps, read.owner, threads.target));
     return (gate as HeavyReadGate).run(read.owner, () => readOn(this.db, read.steps));
+  }
+
+  /** `run` through the lambda gate when one of the reads is a lambda over a collection, at once otherwise. */
+  private lambdasInTurn<T>(costs: readonly ReadCost[], owner: string | undefined, run: () => Promise<T>): Promise<T> {
+    const lambdas = this.heavy.lambdas;
+    return lambdas !== undefined && costs.some((c) => c.correlated) ? lambdas.run(owner, run) : run();
   }
 
   private hasHeavyPath(): boolean {
@@ -216,7 +228,7 @@ export class PostgresReads implements ReadRunner {
     const steps = reads.map((r) => r.steps);
     if (!this.hasHeavyPath() || !this.isHeavy(reads.map((r) => r.cost))) return readTogetherOn(this.db, steps);
     const { threads, gate } = this.heavy;
-    if (threads !== undefined) return threads.pool.runTogether(steps, reads[0]?.owner, threads.target);
+    if (threads !== undefined) return this.lambdasInTurn(reads.map((r) => r.cost), reads[0]?.owner, () => threads.pool.runTogether(steps, reads[0]?.owner, threads.target));
     return (gate as HeavyReadGate).run(reads[0]?.owner, () => readTogetherOn(this.db, steps));
   }
 }

@@ -9,6 +9,7 @@
  */
 import pino from 'pino';
 import { createTestDatabase, type TestDatabase } from '../../../helpers/postgres.js';
+import { HeavyReadGate } from '../../../../src/db/heavy-read-gate.js';
 import { PostgresReads, readOn } from '../../../../src/db/postgres/postgres-reads.js';
 import { postgresReadThreads, readConnections } from '../../../../src/db/postgres/postgres-read-threads.js';
 import { openPostgresEngine } from '../../../../src/db/postgres/postgres-engine.js';
@@ -52,9 +53,9 @@ function asText(r: StepResult): unknown {
   return r.kind === 'page' ? { ...r, entities: typeof r.entities === 'string' ? r.entities : Buffer.from(r.entities).toString('utf8') } : r;
 }
 
-test('the share of --db-connections: a connection per read thread (at most half of the read connections), the pool the rest', () => {
-  expect(readConnections(10, 1)).toEqual({ pool: 8, heavy: 1, threads: 1 });
-  expect(readConnections(10, 2)).toEqual({ pool: 7, heavy: 2, threads: 2 });
+test('the share of --db-connections: two connections per read thread (at most half of the read connections), the pool the rest', () => {
+  expect(readConnections(10, 1)).toEqual({ pool: 7, heavy: 2, threads: 1 });
+  expect(readConnections(10, 2)).toEqual({ pool: 5, heavy: 4, threads: 2 });
   expect(readConnections(10, 8)).toEqual({ pool: 5, heavy: 4, threads: 4 });
   expect(readConnections(3, 1)).toEqual({ pool: 1, heavy: 1, threads: 1 });
   // One read connection, or no read threads: heavy reads take turns on the pool (the gate).
@@ -104,12 +105,21 @@ test('a cheap read of another user answers while heavy reads fill the threads', 
   const reads = new PostgresReads(t.db, () => undefined, { threads: { pool: threads, target: 0 } });
   const heavy = Array.from({ length: 3 }, () => reads.run(read([sleep(0.25)], true, 'KLEE')));
   await new Promise((resolve) => setTimeout(resolve, 50));
-  expect(threads.load).toEqual({ running: 1, waiting: 2 });
+  expect(threads.load).toEqual({ running: 2, waiting: 1 });
   const t0 = Date.now();
   await reads.run(read([row], false, 'JSMITH'));
   expect(Date.now() - t0).toBeLessThan(200);
-  expect(threads.load.running).toBe(1);
+  expect(threads.load.running).toBe(2);
   await Promise.all(heavy);
+});
+
+test('with the lambda gate, the lambda reads take the threads one at a time (the others wait at the gate)', async () => {
+  const lambdas = new HeavyReadGate(1, 8, LIMITS.requestTimeoutMs);
+  const reads = new PostgresReads(t.db, () => undefined, { threads: { pool: threads, target: 0 }, lambdas });
+  const correlated = Array.from({ length: 3 }, () => reads.run(read([sleep(0.1)], true, 'KLEE')));
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  expect(threads.load).toEqual({ running: 1, waiting: 0 });
+  expect(await Promise.all(correlated)).toHaveLength(3);
 });
 
 test('an engine closes its read threads and their connections', async () => {
