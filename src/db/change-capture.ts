@@ -10,7 +10,7 @@
  */
 import type { EdmModel, EntityType } from '../edm/model.js';
 
-/** Captured changes: one row per written entity of a subscribed set, removed once collected. */
+/** Captured changes: one row per written entity of a subscribed set (merged while not collected), removed once collected. */
 export const CHANGES_TABLE = '_changes';
 
 /** A subscription's open window: when its first change was captured, and how many entities it holds. */
@@ -40,6 +40,21 @@ export function capturedSets(model: EdmModel): CapturedSet[] {
   const subscription = model.changeSubscriptionType;
   if (subscription === undefined) return [];
   return model.entityTypes.filter((t) => t.subscribable && t.scope === 'company').map((type) => ({ type, subscriptions: subscription.table }));
+}
+
+/**
+ * The SET of the capture triggers' upsert: a second change of an entity not yet collected merges into
+ * its row, by the rules of events/change-merge.ts (`none`: created, then deleted, before collection), so a
+ * hot entity keeps one row however often it is written. `row` is the table's name, `excluded` the new change.
+ */
+export function mergeOnConflict(quote: (name: string) => string): string {
+  const old = `${quote(CHANGES_TABLE)}."changeType"`;
+  return (
+    `ON CONFLICT ("companyId", "entitySet", "entityKey") DO UPDATE SET "changeType" = CASE ` +
+    `WHEN ${old} = 'created' AND excluded."changeType" = 'deleted' THEN 'none' WHEN ${old} = 'created' THEN 'created' ` +
+    `WHEN ${old} = 'none' THEN excluded."changeType" WHEN excluded."changeType" = 'deleted' THEN 'deleted' ELSE 'updated' END, ` +
+    `"changedAt" = excluded."changedAt"`
+  );
 }
 
 /** The LIKE pattern a subscription's resource matches when it names the set (every accepted form ends with `/<set>`). */

@@ -14,6 +14,7 @@ import {
   CHANGE_WINDOWS_TABLE,
   CHANGES_TABLE,
   capturedSets,
+  mergeOnConflict,
   resourcePattern,
   type CapturedSet,
 } from '../change-capture.js';
@@ -35,6 +36,7 @@ export function changeTablesSql(): string[] {
     // A plain rowid (no AUTOINCREMENT: no sqlite_sequence write per captured row); ids only order the rows present.
     `CREATE TABLE IF NOT EXISTS ${q(CHANGES_TABLE)} ("id" INTEGER PRIMARY KEY, "companyId" TEXT NOT NULL, "entitySet" TEXT NOT NULL, ` +
       `"entityKey" TEXT NOT NULL, "changeType" TEXT NOT NULL, "changedAt" TEXT NOT NULL, "capturedAt" INTEGER NOT NULL)`,
+    `CREATE UNIQUE INDEX IF NOT EXISTS ${q(`${CHANGES_TABLE}_u_entity`)} ON ${q(CHANGES_TABLE)}("companyId", "entitySet", "entityKey")`,
     `CREATE TABLE IF NOT EXISTS ${q(CHANGE_WINDOWS_TABLE)} ("subscriptionId" TEXT NOT NULL PRIMARY KEY, "openedAt" INTEGER NOT NULL, "since" TEXT NOT NULL, ` +
       `"entries" INTEGER NOT NULL DEFAULT 0, "overflow" INTEGER NOT NULL DEFAULT 0) STRICT`,
     `CREATE INDEX IF NOT EXISTS ${q(`${CHANGE_WINDOWS_TABLE}_ix_openedAt`)} ON ${q(CHANGE_WINDOWS_TABLE)}("openedAt")`,
@@ -73,7 +75,7 @@ export function captureTriggersSql(set: CapturedSet): string[] {
     `EXISTS (SELECT 1 FROM ${q(set.subscriptions)} WHERE "companyId" = ${row}.${company} AND "resource" LIKE '${resourcePattern(type)}')`;
   const insert = (row: 'NEW' | 'OLD', changeType: string, changedAt: string): string =>
     `INSERT INTO ${q(CHANGES_TABLE)} ("companyId", "entitySet", "entityKey", "changeType", "changedAt", "capturedAt") ` +
-    `VALUES (${row}.${company}, '${type.entitySet}', ${row}.${q(type.key.name)}, '${changeType}', ${changedAt}, ${NOW_MS});`;
+    `VALUES (${row}.${company}, '${type.entitySet}', ${row}.${q(type.key.name)}, '${changeType}', ${changedAt}, ${NOW_MS}) ${mergeOnConflict(q)};`;
   const name = (event: string): string => q(`${CAPTURE_TRIGGER_PREFIX}${type.table}_${event}`);
   const stamp = `NEW.${q(CHANGE_STAMP_PROPERTY)}`;
   const version = q(HIDDEN_COLUMNS.version);
