@@ -10,7 +10,7 @@
  */
 import type { EdmModel, EntityType } from '../edm/model.js';
 
-/** Captured changes: one row per written entity of a subscribed set (merged while not collected), removed once collected. */
+/** Captured changes: one row per written entity of a subscribed set (updates merged while not collected), removed once collected. */
 export const CHANGES_TABLE = '_changes';
 
 /** A subscription's open window: when its first change was captured, and how many entities it holds. */
@@ -43,18 +43,13 @@ export function capturedSets(model: EdmModel): CapturedSet[] {
 }
 
 /**
- * The SET of the capture triggers' upsert: a second change of an entity not yet collected merges into
- * its row, by the rules of events/change-merge.ts (`none`: created, then deleted, before collection), so a
- * hot entity keeps one row however often it is written. `row` is the table's name, `excluded` the new change.
+ * Which pending row an update of an entity merges into: its `updated` row not yet collected. Only updates
+ * are merged when captured (a hot entity written many times keeps one row, found through a partial index
+ * of the `updated` rows), so an insert, such as each row of an import, appends without an index to keep;
+ * the collector merges what remains (events/change-merge.ts).
  */
-export function mergeOnConflict(quote: (name: string) => string): string {
-  const old = `${quote(CHANGES_TABLE)}."changeType"`;
-  return (
-    `ON CONFLICT ("companyId", "entitySet", "entityKey") DO UPDATE SET "changeType" = CASE ` +
-    `WHEN ${old} = 'created' AND excluded."changeType" = 'deleted' THEN 'none' WHEN ${old} = 'created' THEN 'created' ` +
-    `WHEN ${old} = 'none' THEN excluded."changeType" WHEN excluded."changeType" = 'deleted' THEN 'deleted' ELSE 'updated' END, ` +
-    `"changedAt" = excluded."changedAt"`
-  );
+export function pendingUpdate(quote: (name: string) => string, company: string, set: string, key: string): string {
+  return `${quote(CHANGES_TABLE)}."entityKey" = ${key} AND ${quote(CHANGES_TABLE)}."entitySet" = '${set}' AND ${quote(CHANGES_TABLE)}."companyId" = ${company} AND ${quote(CHANGES_TABLE)}."changeType" = 'updated'`;
 }
 
 /** The LIKE pattern a subscription's resource matches when it names the set (every accepted form ends with `/<set>`). */

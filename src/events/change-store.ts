@@ -61,7 +61,7 @@ interface ChangeRow {
   readonly companyId: string;
   readonly entitySet: string;
   readonly entityKey: string;
-  readonly changeType: CapturedChange | 'none';
+  readonly changeType: CapturedChange;
   readonly changedAt: string;
   readonly capturedAt: number;
 }
@@ -228,8 +228,7 @@ export class ChangeStore implements DeliveryQueue {
     for (const entity of entities) {
       const existing = await tx.get(sql`SELECT "changeType", "seq" FROM "_changeEntries" WHERE "subscriptionId" = ${subscriptionId} AND "entityKey" = ${entity.key}`);
       let entry = existing === undefined ? undefined : (existing['changeType'] as CapturedChange);
-      // `none`: created and deleted again before it was collected (the capture triggers' merge).
-      for (const change of entity.changes) if (change.changeType !== 'none') entry = mergeChange(entry, change.changeType);
+      for (const change of entity.changes) entry = mergeChange(entry, change.changeType);
       const last = entity.changes[entity.changes.length - 1] as ChangeRow;
       writes.push({ key: entity.key, entry, had: existing !== undefined, changedAt: last.changedAt, seq: existing === undefined ? entity.first.id : Number(existing['seq']) });
       count += (entry === undefined ? 0 : 1) - (existing === undefined ? 0 : 1);

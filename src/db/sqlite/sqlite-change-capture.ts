@@ -14,7 +14,7 @@ import {
   CHANGE_WINDOWS_TABLE,
   CHANGES_TABLE,
   capturedSets,
-  mergeOnConflict,
+  pendingUpdate,
   resourcePattern,
   type CapturedSet,
 } from '../change-capture.js';
@@ -36,7 +36,7 @@ export function changeTablesSql(): string[] {
     // A plain rowid (no AUTOINCREMENT: no sqlite_sequence write per captured row); ids only order the rows present.
     `CREATE TABLE IF NOT EXISTS ${q(CHANGES_TABLE)} ("id" INTEGER PRIMARY KEY, "companyId" TEXT NOT NULL, "entitySet" TEXT NOT NULL, ` +
       `"entityKey" TEXT NOT NULL, "changeType" TEXT NOT NULL, "changedAt" TEXT NOT NULL, "capturedAt" INTEGER NOT NULL)`,
-    `CREATE UNIQUE INDEX IF NOT EXISTS ${q(`${CHANGES_TABLE}_u_entity`)} ON ${q(CHANGES_TABLE)}("companyId", "entitySet", "entityKey")`,
+    `CREATE INDEX IF NOT EXISTS ${q(`${CHANGES_TABLE}_ix_updated`)} ON ${q(CHANGES_TABLE)}("entityKey") WHERE "changeType" = 'updated'`,
     `CREATE TABLE IF NOT EXISTS ${q(CHANGE_WINDOWS_TABLE)} ("subscriptionId" TEXT NOT NULL PRIMARY KEY, "openedAt" INTEGER NOT NULL, "since" TEXT NOT NULL, ` +
       `"entries" INTEGER NOT NULL DEFAULT 0, "overflow" INTEGER NOT NULL DEFAULT 0) STRICT`,
     `CREATE INDEX IF NOT EXISTS ${q(`${CHANGE_WINDOWS_TABLE}_ix_openedAt`)} ON ${q(CHANGE_WINDOWS_TABLE)}("openedAt")`,
@@ -75,14 +75,20 @@ export function captureTriggersSql(set: CapturedSet): string[] {
     `EXISTS (SELECT 1 FROM ${q(set.subscriptions)} WHERE "companyId" = ${row}.${company} AND "resource" LIKE '${resourcePattern(type)}')`;
   const insert = (row: 'NEW' | 'OLD', changeType: string, changedAt: string): string =>
     `INSERT INTO ${q(CHANGES_TABLE)} ("companyId", "entitySet", "entityKey", "changeType", "changedAt", "capturedAt") ` +
-    `VALUES (${row}.${company}, '${type.entitySet}', ${row}.${q(type.key.name)}, '${changeType}', ${changedAt}, ${NOW_MS}) ${mergeOnConflict(q)};`;
+    `VALUES (${row}.${company}, '${type.entitySet}', ${row}.${q(type.key.name)}, '${changeType}', ${changedAt}, ${NOW_MS});`;
+  // An update merges into the entity's pending `updated` row when there is one (db/change-capture.ts pendingUpdate).
+  const pending = pendingUpdate(q, `NEW.${company}`, type.entitySet, `NEW.${q(type.key.name)}`);
+  const update =
+    `UPDATE ${q(CHANGES_TABLE)} SET "changedAt" = NEW.${q(CHANGE_STAMP_PROPERTY)} WHERE ${pending}; ` +
+    `INSERT INTO ${q(CHANGES_TABLE)} ("companyId", "entitySet", "entityKey", "changeType", "changedAt", "capturedAt") ` +
+    `SELECT NEW.${company}, '${type.entitySet}', NEW.${q(type.key.name)}, 'updated', NEW.${q(CHANGE_STAMP_PROPERTY)}, ${NOW_MS} WHERE NOT EXISTS (SELECT 1 FROM ${q(CHANGES_TABLE)} WHERE ${pending});`;
   const name = (event: string): string => q(`${CAPTURE_TRIGGER_PREFIX}${type.table}_${event}`);
   const stamp = `NEW.${q(CHANGE_STAMP_PROPERTY)}`;
   const version = q(HIDDEN_COLUMNS.version);
   return [
     `CREATE TRIGGER ${name('insert')} AFTER INSERT ON ${table} WHEN ${subscribed('NEW')} BEGIN ${insert('NEW', 'created', stamp)} END`,
     // Only writes of the row (a new version): not the maintenance of counters or stored JSON.
-    `CREATE TRIGGER ${name('update')} AFTER UPDATE ON ${table} WHEN NEW.${version} IS NOT OLD.${version} AND ${subscribed('NEW')} BEGIN ${insert('NEW', 'updated', stamp)} END`,
+    `CREATE TRIGGER ${name('update')} AFTER UPDATE ON ${table} WHEN NEW.${version} IS NOT OLD.${version} AND ${subscribed('NEW')} BEGIN ${update} END`,
     `CREATE TRIGGER ${name('delete')} AFTER DELETE ON ${table} WHEN ${subscribed('OLD')} BEGIN ${insert('OLD', 'deleted', NOW_ISO)} END`,
   ];
 }
