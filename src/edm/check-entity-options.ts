@@ -56,14 +56,19 @@ function checkRowScope(index: MetadataIndex, document: MetadataDocument<EntityFi
       fix: `${chooseFrom(doc.rowScope.companyProperty, propertyNames(doc, (p) => p.type === 'Edm.Guid'))}.`,
     });
   }
+  refuseNavigationsInto(index, doc.name, 'a row scope', "rows outside the caller's companies", report);
+}
+
+/** No navigation may lead into a type whose rows are scoped (`scope`): a navigation or $expand would read `rows` past the scope. */
+export function refuseNavigationsInto(index: MetadataIndex, typeName: string, scope: string, rows: string, report: Report): void {
   for (const other of index.files.entities) {
     (other.doc.navigationProperties ?? []).forEach((navigation, position) => {
-      if (navigation.target !== doc.name) return;
+      if (navigation.target !== typeName) return;
       report({
         file: other.file,
         pointer: jsonPointer('navigationProperties', position, 'target'),
-        message: `${doc.name} has a row scope, so no navigation may lead to it (it would read rows outside the caller's companies).`,
-        fix: 'remove the navigation, or the row scope of the target.',
+        message: `${typeName} has ${scope}, so no navigation may lead to it (it would read ${rows}).`,
+        fix: `remove the navigation, or ${scope.replace(/^an? /, 'the ')} of the target.`,
       });
     });
   }

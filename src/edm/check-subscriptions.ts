@@ -8,8 +8,8 @@
  */
 import { isStored, propertyNames, propertyOf, type MetadataIndex, type Report } from './metadata-index.js';
 import type { EntityFile, MetadataDocument } from './metadata-format.js';
-import { jsonPointer } from './model-error.js';
 import { chooseFrom } from './suggest-name.js';
+import { refuseNavigationsInto } from './check-entity-options.js';
 
 /** The property a `collection` entry's $filter names (Business Central's). */
 export const CHANGE_STAMP_PROPERTY = 'lastModifiedDateTime';
@@ -62,17 +62,7 @@ function checkOwnerScope(index: MetadataIndex, document: MetadataDocument<Entity
       report({ file, pointer: `/ownerScope/${member}`, message: `The owner scope's ${member} "${name}" must be a stored ${type} property of ${doc.name}.`, fix: `${chooseFrom(name, propertyNames(doc, (p) => p.type === type))}.` });
     }
   }
-  for (const other of index.files.entities) {
-    (other.doc.navigationProperties ?? []).forEach((navigation, position) => {
-      if (navigation.target !== doc.name) return;
-      report({
-        file: other.file,
-        pointer: jsonPointer('navigationProperties', position, 'target'),
-        message: `${doc.name} has an owner scope, so no navigation may lead to it (it would read other users' rows).`,
-        fix: 'remove the navigation, or the owner scope of the target.',
-      });
-    });
-  }
+  refuseNavigationsInto(index, doc.name, 'an owner scope', "other users' rows", report);
 }
 
 function checkChangeSubscriptionType(index: MetadataIndex, report: Report): void {

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createEmptyDatabase, type EmptyDatabase } from '../helpers/postgres.js';
 import { metadataWithWebhooks } from '../helpers/metadata-copy.js';
-import { startServeProcess, type ServeProcess } from '../helpers/serve-process.js';
+import { serveApi, startServeProcess, type ServeProcess } from '../helpers/serve-process.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 
 const CHANGES = 1000;
@@ -34,15 +34,7 @@ afterAll(async () => {
   fs.rmSync(path.dirname(metadata), { recursive: true, force: true });
 });
 
-async function api(server: ServeProcess, method: string, url: string, body?: unknown): Promise<{ status: number; json: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any -- test convenience
-  const res = await fetch(`${server.url}${url}`, {
-    method,
-    headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json', 'if-match': '*' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  return { status: res.status, json: text === '' ? undefined : JSON.parse(text) };
-}
+const api = serveApi;
 
 test('1,000 ECN changes through 3 instances, one SIGKILLed mid-way: every committed change is notified at least once, no rolled-back one', async () => {
   const args = ['--metadata', metadata, '--webhooks-allow-private', '--webhooks-timeout', '2000', '--webhooks-backoff', '200,200,500'];

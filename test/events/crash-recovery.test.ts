@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { BIN, startServeProcess, type ServeProcess } from '../helpers/serve-process.js';
+import { BIN, serveApi, startServeProcess, type ServeProcess } from '../helpers/serve-process.js';
 import { startReceiver, type Receiver } from '../helpers/webhook-receiver.js';
 import { APP_ID, waitUntil } from './event-helpers.js';
 
@@ -35,15 +35,7 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-async function api(server: ServeProcess, method: string, url: string, body?: unknown): Promise<{ status: number; json: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any -- test convenience
-  const res = await fetch(`${server.url}${url}`, {
-    method,
-    headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json', 'if-match': '*' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  return { status: res.status, json: text === '' ? undefined : JSON.parse(text) };
-}
+const api = serveApi;
 
 function deliveries(db: string): Delivery[] {
   const r = spawnSync(process.execPath, [BIN, 'deliveries', '--db', db, '--json'], { encoding: 'utf8' });

@@ -59,3 +59,14 @@ export async function startServeProcess(extraArgs: readonly string[] = [], dbFil
   });
   return { url, token, child, banner, stop: () => child.kill('SIGTERM') };
 }
+
+/** A call of a running server's API as its ADMIN (JSON body, If-Match *), its status and parsed body. */
+export async function serveApi(server: ServeProcess, method: string, url: string, body?: unknown): Promise<{ status: number; json: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any -- test convenience
+  const res = await fetch(`${server.url}${url}`, {
+    method,
+    headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json', 'if-match': '*' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  return { status: res.status, json: text === '' ? undefined : JSON.parse(text) };
+}
